@@ -1,0 +1,80 @@
+"""The engine's public entry points: :func:`assign` and :func:`assign_group`."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional, Sequence
+
+from ..errors import InvalidInputError
+from .context import Context
+from .model import GroupInput, Member, encode
+from .registry import get_strategy
+from .result import AssignmentResult
+
+__all__ = ["assign", "assign_group"]
+
+
+def assign(
+    members: Sequence[Member],
+    topics: Mapping[str, int],
+    strategy: str = "cooperative-sticky",
+    partition_racks: Optional[Mapping[str, Sequence[Sequence[str]]]] = None,
+    **options: Any,
+) -> AssignmentResult:
+    """Assign one group's partitions to its members, as Kafka's assignor named ``strategy`` would.
+
+    Example::
+
+        from spark_assign.core import Member, assign
+
+        result = assign(
+            members=[Member("c1", topics=["t0"]), Member("c2", topics=["t0"])],
+            topics={"t0": 3},
+            strategy="range",
+        )
+        result.assignment   # {'c1': [('t0', 0), ('t0', 1)], 'c2': [('t0', 2)]}
+
+    Parameters
+    ----------
+    members:
+        The group's :class:`Member` objects (subscriptions, claims, static ids, racks).
+    topics:
+        ``{topic: partition count}``. Subscribed topics missing here get no partitions.
+    strategy:
+        One of :func:`~spark_assign.core.strategy_names`.
+    partition_racks:
+        Optional ``{topic: [[replica racks of p0], [.. p1], ...]}`` for rack-aware strategies.
+    options:
+        ``prefer_rack_aware=True`` forces rack-aware mode whenever member and
+        partition racks overlap (Kafka's test-only ``preferRackAwareLogic``).
+
+    Returns
+    -------
+    AssignmentResult
+        ``.assignment`` ``{member_id: [(topic, partition), ...]}`` for every member,
+        ``.revoked`` what members lose, and columnar arrays (owner, previous owner, status).
+    """
+    if isinstance(members, (str, bytes, Mapping)) or not isinstance(members, Sequence):
+        raise InvalidInputError(
+            f"members must be a list of Member objects, got {type(members).__name__}", column="members"
+        )
+    return assign_group(GroupInput.from_members(members, topics, partition_racks), strategy, **options)
+
+
+def assign_group(spec: GroupInput, strategy: str = "cooperative-sticky", **options: Any) -> AssignmentResult:
+    """Assign one group given in columnar form (what the Spark layer calls per group).
+
+    Parameters
+    ----------
+    spec:
+        The group as a :class:`GroupInput`.
+    strategy:
+        A strategy name, see :func:`~spark_assign.core.strategy_names`.
+    options:
+        As for :func:`assign`.
+    """
+    chosen = get_strategy(strategy)
+    unknown = set(options) - {"prefer_rack_aware"}
+    if unknown:
+        raise InvalidInputError(f"unknown option(s): {', '.join(sorted(unknown))}", column="options")
+    ctx = Context(encode(spec), dict(options))
+    return AssignmentResult.build(ctx, chosen.name, chosen.run(ctx))

@@ -1,0 +1,195 @@
+"""The few Java behaviours that decide Kafka's exact output.
+
+Kafka's assignors are Java. Where their output depends on how Java orders or
+hashes things, we emulate that here, and nowhere else:
+
+* ``String.compareTo`` orders by UTF-16 code units, Python's ``str`` by code
+  points. They differ only when a string holds characters above U+FFFF.
+* ``String.hashCode`` is ``s[0]*31^(n-1) + ... + s[n-1]`` over UTF-16 code units,
+  in 32-bit two's complement.
+* ``java.util.HashMap`` (and ``HashSet``) iterate bucket by bucket, where the
+  bucket of a key is ``(h ^ (h >>> 16)) & (capacity - 1)``; keys sharing a
+  bucket iterate in insertion order (a resize splits a bucket without
+  reordering it). The capacity starts at 16 and doubles when the size exceeds
+  3/4 of it, or when one bucket reaches 9 keys while the capacity is below 64.
+
+Limit: with 64+ buckets, a bucket holding 9+ keys becomes a red-black tree whose
+iteration starts at the tree's root. We do not emulate that; it needs 9 member
+ids (or partitions) with colliding hashes in one group.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Hashable, Iterable, List, Optional, Sequence
+
+import numpy as np
+
+__all__ = [
+    "java_string_hash",
+    "java_string_hashes",
+    "java_sort_key",
+    "java_sorted",
+    "topic_partition_hash",
+    "hashmap_order",
+    "JavaHashSet",
+]
+
+_MASK32 = 0xFFFFFFFF
+_INITIAL_CAPACITY = 16
+_TREEIFY_THRESHOLD = 8
+_MIN_TREEIFY_CAPACITY = 64
+
+
+def _utf16_units(s: str) -> Iterable[int]:
+    if s.isascii():
+        return s.encode("ascii")
+    data = s.encode("utf-16-be")
+    return (data[i] << 8 | data[i + 1] for i in range(0, len(data), 2))
+
+
+def _to_int32(h: int) -> int:
+    h &= _MASK32
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+def java_string_hash(s: str) -> int:
+    """``String.hashCode()`` of ``s`` as a signed 32-bit int."""
+    h = 0
+    for unit in _utf16_units(s):
+        h = (31 * h + unit) & _MASK32
+    return _to_int32(h)
+
+
+def java_string_hashes(strings: Sequence[str]) -> List[int]:
+    """``String.hashCode()`` of many strings; vectorized for ASCII strings of one length."""
+    if len(strings) > 64 and all(s.isascii() for s in strings):
+        lengths = {len(s) for s in strings}
+        if len(lengths) == 1:
+            width = lengths.pop()
+            codes = np.frombuffer("".join(strings).encode("ascii"), dtype=np.uint8)
+            codes = codes.reshape(len(strings), width).astype(np.uint64)
+            powers = np.array([pow(31, width - 1 - i, 1 << 32) for i in range(width)], dtype=np.uint64)
+            h = (codes * powers).sum(axis=1) & _MASK32 if width else np.zeros(len(strings), np.uint64)
+            h = h.astype(np.int64)
+            return np.where(h >= 1 << 31, h - (1 << 32), h).tolist()
+    return [java_string_hash(s) for s in strings]
+
+
+def java_sort_key(s: str) -> object:
+    """A key that sorts strings as Java's ``String.compareTo`` does."""
+    return s if s.isascii() else s.encode("utf-16-be")
+
+
+def java_sorted(strings: Iterable[str]) -> List[str]:
+    """``strings`` sorted by Java's ``String.compareTo``."""
+    items = list(strings)
+    if all(s.isascii() for s in items):
+        return sorted(items)
+    return sorted(items, key=lambda s: s.encode("utf-16-be"))
+
+
+def topic_partition_hash(topic_hash: int, partition: int) -> int:
+    """``TopicPartition.hashCode()`` from the topic's ``String.hashCode()``."""
+    return _to_int32(31 * (31 + partition) + topic_hash)
+
+
+def _spread(h: int) -> int:
+    h &= _MASK32
+    return h ^ (h >> 16)
+
+
+class _BucketCounter:
+    """Tracks a Java HashMap's capacity as keys are inserted (never removed)."""
+
+    def __init__(self) -> None:
+        self.capacity = _INITIAL_CAPACITY
+        self.spreads: List[int] = []
+        self.counts: Dict[int, int] = {}
+
+    def _rebuild(self) -> None:
+        mask = self.capacity - 1
+        self.counts = {}
+        for s in self.spreads:
+            self.counts[s & mask] = self.counts.get(s & mask, 0) + 1
+
+    def insert(self, spread: int) -> None:
+        self.spreads.append(spread)
+        bucket = spread & (self.capacity - 1)
+        count = self.counts.get(bucket, 0) + 1
+        self.counts[bucket] = count
+        if count > _TREEIFY_THRESHOLD and self.capacity < _MIN_TREEIFY_CAPACITY:
+            self.capacity *= 2  # treeifyBin resizes small tables instead
+            self._rebuild()
+        if len(self.spreads) > self.capacity * 3 // 4:
+            self.capacity *= 2
+            self._rebuild()
+
+
+def hashmap_order(hashes: Sequence[int]) -> List[int]:
+    """Iteration order of a ``new HashMap<>()`` filled with keys of these hashes.
+
+    ``hashes[i]`` is the ``hashCode()`` of the i-th key put (keys distinct).
+    Returns the indices ``i`` in the order Java iterates the map.
+    """
+    n = len(hashes)
+    if n > 3 * _MIN_TREEIFY_CAPACITY // 4:
+        # The size rule alone reaches 128+ buckets; small-table resizes cannot exceed 64.
+        capacity = _INITIAL_CAPACITY
+        while n > capacity * 3 // 4:
+            capacity *= 2
+        h = np.asarray(hashes, dtype=np.int64) & _MASK32
+        buckets = (h ^ (h >> 16)) & (capacity - 1)
+        return np.lexsort((np.arange(n), buckets)).tolist()
+    counter = _BucketCounter()
+    spreads = [_spread(h) for h in hashes]
+    for s in spreads:
+        counter.insert(s)
+    mask = counter.capacity - 1
+    return sorted(range(n), key=lambda i: (spreads[i] & mask, i))
+
+
+class JavaHashSet:
+    """A ``new HashSet<>()`` whose iteration order matches Java's.
+
+    Elements are any hashable values; their Java ``hashCode()`` is given on add.
+    Removal does not shrink the table; a re-added element goes to the end of
+    its bucket, as in Java.
+    """
+
+    def __init__(self) -> None:
+        self._seq: Dict[Hashable, int] = {}
+        self._spread: Dict[Hashable, int] = {}
+        self._next = 0
+        self._capacity = _INITIAL_CAPACITY
+
+    def __len__(self) -> int:
+        return len(self._seq)
+
+    def __contains__(self, item: Hashable) -> bool:
+        return item in self._seq
+
+    def add(self, item: Hashable, java_hash: int) -> None:
+        if item in self._seq:
+            return
+        self._seq[item] = self._next
+        self._next += 1
+        self._spread[item] = _spread(java_hash)
+        size = len(self._seq)
+        mask = self._capacity - 1
+        if self._capacity < _MIN_TREEIFY_CAPACITY:
+            bucket = self._spread[item] & mask
+            if sum(1 for s in self._spread.values() if s & mask == bucket) > _TREEIFY_THRESHOLD:
+                self._capacity *= 2
+        if size > self._capacity * 3 // 4:
+            self._capacity *= 2
+
+    def remove(self, item: Hashable) -> None:
+        self._seq.pop(item, None)
+        self._spread.pop(item, None)
+
+    def first(self) -> Optional[Hashable]:
+        """The element ``iterator().next()`` returns, or None when empty."""
+        if not self._seq:
+            return None
+        mask = self._capacity - 1
+        return min(self._seq, key=lambda e: (self._spread[e] & mask, self._seq[e]))

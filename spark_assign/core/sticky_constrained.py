@@ -1,0 +1,166 @@
+"""The sticky assignor for identical subscriptions (Kafka's ``ConstrainedAssignmentBuilder``, KIP-54/KAFKA-12464).
+
+With P partitions and M members every member ends with ``min_quota = P // M``
+or ``max_quota = ceil(P / M)`` partitions, and exactly ``P % M`` of them with
+``max_quota``. Stages:
+
+1. ``keep_owned``: walking members in the leader's ``HashMap`` order, each keeps
+   its claimed partitions, lowest partition number first (then topic), up to
+   ``max_quota`` while fewer than ``P % M`` members have taken that, else up to
+   ``min_quota``. Rack-mismatched and doubly claimed partitions are not kept.
+   Members left below ``min_quota`` are "under"; members at ``min_quota`` that
+   may still take one more are "at min".
+2. ``fill_on_racks`` (rack-aware only): unassigned partitions, scarcest racks
+   first, go round-robin to under members on a replica rack, else to an at-min
+   member on one.
+3. ``fill``: the rest, in (topic, partition) order, go round-robin to under
+   members until all reach ``min_quota``, then one each to at-min members.
+
+``fill`` is vectorized: round-robin over members sorted by id, each member
+dropping out at its own need, is an order of (round, member) pairs.
+
+Invariants: the result is balanced (max - min <= 1) and every member keeps
+``min(claimed, its quota)`` of its valid claims.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+import numpy as np
+
+from .context import Context
+from .sticky import StickyRacks
+
+__all__ = ["build_constrained"]
+
+
+def build_constrained(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Returns ``(owner, order, transferring)``."""
+    g = ctx.group
+    P, M = g.num_partitions, g.num_members
+    owner = np.full(P, -1, dtype=np.int64)
+    order = np.zeros(P, dtype=np.int64)
+    transferring = np.zeros(P, dtype=bool)
+    if M == 0 or P == 0:
+        return owner, order, transferring
+    min_quota, expected_max = divmod(P, M)
+    max_quota = min_quota + (1 if expected_max else 0)
+
+    claim_owner, multi = ctx.claims
+    # Valid claims per member; Kafka drops rack-mismatched ones first, then doubly claimed.
+    cm, cp = g.claim_member, g.claim_pid
+    valid = claim_owner[cp] == cm
+    cm, cp = cm[valid], cp[valid]
+    revoked_from = np.full(P, -1, dtype=np.int64)   # Kafka's maybeRevokedPartitions
+    if racks.active:
+        bad = np.array([racks.mismatch(int(m), int(p)) for m, p in zip(cm, cp)], dtype=bool)
+        revoked_from[cp[bad]] = cm[bad]
+        cm, cp = cm[~bad], cp[~bad]
+    keep = ~multi[cp]
+    cm, cp = cm[keep], cp[keep]
+
+    # Stage 1: keep_owned.
+    partition, topic = g.pid_partition(), g.pid_topic()
+    owned = np.bincount(cm, minlength=M)
+    walk = ctx.hashmap_member_order
+    may_max = owned[walk] >= max_quota
+    takes_max = np.zeros(M, dtype=bool)
+    if expected_max:
+        takes_max[walk] = may_max & (np.cumsum(may_max) <= expected_max)
+    at_max = int(takes_max.sum())
+    quota = np.where(owned < min_quota, owned, np.where(takes_max, max_quota, min_quota))
+    kept = np.ones(len(cm), dtype=bool)
+    trimmed = np.flatnonzero(owned > quota)
+    if len(trimmed):
+        # Kafka keeps the lowest partition numbers (then topics) of a member's claims.
+        sub = np.flatnonzero(np.isin(cm, trimmed))
+        sub = sub[np.lexsort((topic[cp[sub]], partition[cp[sub]], cm[sub]))]
+        first = np.searchsorted(cm[sub], cm[sub], side="left")
+        kept[sub] = (np.arange(len(sub)) - first) < quota[cm[sub]]
+    owner[cp[kept]] = cm[kept]
+    # Within a member, kept partitions come first, by (partition, topic) as in Kafka.
+    order[cp[kept]] = partition[cp[kept]] * g.num_topics + topic[cp[kept]]
+    revoked_from[cp[~kept]] = cm[~kept]
+
+    under = [m for m in range(M) if owned[m] < min_quota]
+    if at_max < expected_max:
+        at_min = [m for m in range(M) if owned[m] >= min_quota and not takes_max[m]]
+    else:
+        at_min = []
+
+    counts = np.bincount(owner[owner >= 0], minlength=M)
+    unassigned = racks.sort_by_scarcity(np.flatnonzero(owner < 0))
+    step = [P * max(g.num_topics, 1)]   # new assignments sort after every kept partition
+
+    def give(pids: np.ndarray, members: np.ndarray) -> None:
+        owner[pids] = members
+        order[pids] = step[0] + np.arange(len(pids))
+        step[0] += len(pids)
+        counts[:] += np.bincount(members, minlength=M)
+        moved_in = (revoked_from[pids] >= 0) & (revoked_from[pids] != members)
+        transferring[pids] = moved_in | multi[pids]
+
+    if racks.active:
+        unassigned, at_max = _fill_on_racks(racks, unassigned, under, at_min, counts, give,
+                                            min_quota, max_quota, at_max, expected_max)
+    _fill(unassigned, under, at_min, counts, give, min_quota)
+    return owner, order, transferring
+
+
+def _fill_on_racks(racks, unassigned, under, at_min, counts, give,
+                   min_quota, max_quota, at_max, expected_max):
+    """Stage 2; mutates ``under`` and ``at_min`` like Kafka's lists. Returns what is left."""
+    left: List[int] = []
+    next_under = 0
+    for pid in unassigned.tolist():
+        member: Optional[int] = None
+        index = racks.next_on_rack(pid, under, next_under)
+        if index >= 0:
+            member = under[index]
+            count = int(counts[member]) + 1
+            if count >= min_quota:
+                under.remove(member)
+                if count < max_quota and at_max < expected_max:
+                    at_min.append(member)
+            else:
+                index += 1
+            next_under = index % len(under) if under else 0
+        elif at_min:
+            index = racks.next_on_rack(pid, at_min, 0)
+            if index >= 0:
+                member = at_min[index]
+                if int(counts[member]) + 1 == max_quota:
+                    del at_min[index]
+                    at_max += 1
+                    if at_max == expected_max:
+                        at_min.clear()
+        if member is None:
+            left.append(pid)
+        else:
+            give(np.array([pid]), np.array([member]))
+    return np.asarray(left, dtype=np.int64), at_max
+
+
+def _fill(unassigned: np.ndarray, under: List[int], at_min: List[int], counts: np.ndarray,
+          give, min_quota: int) -> None:
+    """Stage 3: round-robin to ``under`` up to min_quota, then one each to ``at_min``."""
+    if len(unassigned) == 0:
+        return
+    under_arr = np.asarray(under, dtype=np.int64)
+    need = min_quota - counts[under_arr]
+    # Round r (1-based) serves every under member that still needs r or more.
+    slots = np.repeat(np.arange(len(under_arr)), need)
+    rounds = np.arange(len(slots)) - np.repeat(np.cumsum(need) - need, need)
+    serve = slots[np.lexsort((slots, rounds))]
+    n_under = len(serve)
+    if n_under > len(unassigned):
+        raise AssertionError("sticky: fewer partitions than the quotas need")
+    give(unassigned[:n_under], under_arr[serve])
+    # Members reaching min_quota join the at-min list in the order they got there.
+    finished = np.lexsort((np.arange(len(under_arr)), need))
+    queue = np.concatenate([np.asarray(at_min, dtype=np.int64), under_arr[finished]])
+    rest = unassigned[n_under:]
+    if len(rest) > len(queue):
+        raise AssertionError("sticky: no member left under its quota")
+    give(rest, queue[:len(rest)])

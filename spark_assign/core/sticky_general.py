@@ -1,0 +1,343 @@
+"""The sticky assignor for differing subscriptions (Kafka's ``GeneralAssignmentBuilder``, KIP-54).
+
+Stages:
+
+1. ``keep_owned``: members keep the partitions they validly claim, except those
+   of topics they no longer subscribe to or (rack-aware) not on their rack;
+   dropping any of them means a revocation is required.
+2. ``assign_unassigned``: visiting the rest topic by topic (topics with fewer
+   potential members first, then by name), each partition goes to the member
+   with the fewest partitions among those subscribed to its topic, ties to the
+   smaller member id. Rack-aware: a first pass only considers members on a
+   replica rack (members without a rack match anything).
+3. ``rebalance``: while the assignment is not balanced, scan the partitions
+   (first the ones just assigned, unless a revocation is required, then all),
+   and move a partition when its owner has 2+ more partitions than its
+   previous-generation owner (move it back) or than the least loaded member
+   subscribed to its topic (move it there). A move that would undo an earlier
+   move of the same topic between the same two members undoes that one
+   instead (Kafka's ``PartitionMovements``, which keeps the result sticky).
+
+Balanced means: no partition can move to a member subscribed to its topic that
+has 2+ fewer partitions. Equivalently, per topic, the most loaded holder of one
+of its partitions has at most one more than the least loaded subscriber.
+Every move strictly lowers Kafka's balance score (the sum of pairwise count
+differences), so the loop ends, and Kafka's "revert if not better" never fires.
+
+Stage 2 is vectorized per topic (least-loaded filling is water-filling);
+stage 3 moves one partition at a time and rescans with NumPy between moves.
+
+Guard (deviation): Kafka moves a partition back to its previous-generation
+owner even when that member no longer subscribes to the topic (an invalid
+result) or cannot take part in the rebalance (a crash in Kafka). We skip the
+move-back rule in those two cases.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional, Tuple
+
+import numpy as np
+
+from .context import Context
+from .javautil import JavaHashSet, java_string_hash, topic_partition_hash
+from .sticky import StickyRacks
+
+__all__ = ["build_general"]
+
+_SCAN_CHUNK = 4096
+
+
+def build_general(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.ndarray, None]:
+    """Returns ``(owner, order, None)``: the cooperative adjustment is computed from the result."""
+    builder = _GeneralBuilder(ctx, racks)
+    builder.keep_owned()
+    builder.assign_unassigned()
+    builder.rebalance()
+    return builder.owner, builder.order, None
+
+
+class _GeneralBuilder:
+    def __init__(self, ctx: Context, racks: StickyRacks) -> None:
+        g = ctx.group
+        self.ctx, self.g, self.racks = ctx, g, racks
+        P, M, T = g.num_partitions, g.num_members, g.num_topics
+        self.pid_topic = g.pid_topic()
+        self.owner = np.full(P, -1, dtype=np.int64)
+        self.order = np.zeros(P, dtype=np.int64)
+        self.counts = np.zeros(M, dtype=np.int64)
+        self.step = P
+
+        # Potential members of each topic: its subscribers, for topics with partitions.
+        with_parts = g.topic_counts > 0
+        pot = with_parts[g.sub_topic]
+        pm, pt = g.sub_member[pot], g.sub_topic[pot]
+        o = np.lexsort((pm, pt))
+        self.eligible = pm[o]                               # members per topic, by member index
+        self.eligible_bounds = np.searchsorted(pt[o], np.arange(T + 1))
+        self.num_eligible = np.diff(self.eligible_bounds)
+        self.subscribed_key = np.sort(pm * T + pt)
+        self.max_size = np.bincount(pm, weights=g.topic_counts[pt], minlength=M).astype(np.int64)
+        # Kafka's sortedAllPartitions: topics by (potential members, name), partitions ascending.
+        topics = np.flatnonzero(with_parts)
+        topics = topics[np.lexsort((topics, self.num_eligible[topics]))]
+        self.sorted_all = _pid_ranges(g.topic_offsets, topics)
+        self.revocation_required = False
+        self.unassigned = np.zeros(0, dtype=np.int64)
+        self.topic_hash = [java_string_hash(t) for t in g.topic_names]
+        self.movements = _PartitionMovements()
+
+    # ------------------------------------------------------------------ stage 1
+
+    def keep_owned(self) -> None:
+        g, T = self.g, self.g.num_topics
+        claim_owner, _ = self.ctx.claims
+        cm, cp = g.claim_member, g.claim_pid
+        valid = claim_owner[cp] == cm
+        cm, cp = cm[valid], cp[valid]
+        keep = np.isin(cm * T + self.pid_topic[cp], self.subscribed_key)
+        if self.racks.active:
+            keep &= ~np.array([self.racks.mismatch(int(m), int(p)) for m, p in zip(cm, cp)], dtype=bool)
+        self.revocation_required = not bool(keep.all())
+        self.owner[cp[keep]] = cm[keep]
+        self.order[cp[keep]] = np.arange(int(keep.sum()))
+        self.counts = np.bincount(cm[keep], minlength=g.num_members).astype(np.int64)
+        self.unassigned = self.sorted_all[self.owner[self.sorted_all] < 0]
+
+    # ------------------------------------------------------------------ stage 2
+
+    def _give(self, pids: np.ndarray, members: np.ndarray) -> None:
+        self.owner[pids] = members
+        self.order[pids] = self.step + np.arange(len(pids))
+        self.step += len(pids)
+        np.add.at(self.counts, members, 1)
+
+    def assign_unassigned(self) -> None:
+        rest = self.unassigned
+        if self.racks.active:
+            rest = self._assign_on_racks(rest)
+        if len(rest) == 0:
+            return
+        topics = self.pid_topic[rest]
+        bounds = np.flatnonzero(np.diff(topics)) + 1
+        for run in np.split(rest, bounds):
+            t = int(self.pid_topic[run[0]])
+            eligible = self.eligible[self.eligible_bounds[t]:self.eligible_bounds[t + 1]]
+            picks = _water_fill(self.counts[eligible], len(run))
+            self._give(run, eligible[picks])
+
+    def _assign_on_racks(self, pids: np.ndarray) -> np.ndarray:
+        left = []
+        for pid in pids.tolist():
+            t = int(self.pid_topic[pid])
+            eligible = self.eligible[self.eligible_bounds[t]:self.eligible_bounds[t + 1]].tolist()
+            candidates = [m for m in eligible if not self.racks.mismatch(m, pid)]
+            if not candidates:
+                left.append(pid)
+                continue
+            member = min(candidates, key=lambda m: (self.counts[m], m))
+            self._give(np.array([pid]), np.array([member]))
+        return np.asarray(left, dtype=np.int64)
+
+    # ------------------------------------------------------------------ stage 3
+
+    def rebalance(self) -> None:
+        g = self.g
+        reassignable_topic = self.num_eligible >= 2
+        movable = reassignable_topic[self.pid_topic]
+        # Members that can neither gain nor lose a partition sit out.
+        held_movable = np.bincount(self.owner[(self.owner >= 0) & movable], minlength=g.num_members)
+        self.fixed = (self.counts >= self.max_size) & (held_movable == 0)
+        self.prev_member = self._previous_generation_owner()
+        self.r_topics = np.flatnonzero(reassignable_topic)
+        if len(self.r_topics) == 0:
+            return
+        self.r_pids = _pid_ranges(g.topic_offsets, self.r_topics)
+        self.r_pid_starts = np.concatenate([[0], np.cumsum(g.topic_counts[self.r_topics])[:-1]])
+        sizes = self.num_eligible[self.r_topics]
+        self.r_eligible = _pid_ranges(self.eligible_bounds, self.r_topics, self.eligible)
+        self.r_eligible_starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        if not self.revocation_required:
+            self._perform(self.unassigned[movable[self.unassigned]])
+        self._perform(self.sorted_all[movable[self.sorted_all]])
+
+    def _previous_generation_owner(self) -> np.ndarray:
+        """Kafka's ``prevAssignment``: per partition, the newest claim of a member whose
+        generation is older than the group's newest; ties to the first in the leader's order."""
+        g = self.g
+        prev = np.full(g.num_partitions, -1, dtype=np.int64)
+        newest = self.ctx.max_generation
+        cm, cp = g.claim_member, g.claim_pid
+        stale = g.generation[cm] < newest
+        cm, cp = cm[stale], cp[stale]
+        if len(cp) == 0:
+            return prev
+        walk_pos = np.empty(g.num_members, dtype=np.int64)
+        walk_pos[self.ctx.hashmap_member_order] = np.arange(g.num_members)
+        o = np.lexsort((walk_pos[cm], -g.generation[cm], cp))
+        cm, cp = cm[o], cp[o]
+        first = np.concatenate([[True], cp[1:] != cp[:-1]])
+        prev[cp[first]] = cm[first]
+        # Guard: only members that may take the partition (see module docstring).
+        T = g.num_topics
+        ok = (prev >= 0)
+        idx = np.flatnonzero(ok)
+        members = prev[idx]
+        subscribed = np.isin(members * T + self.pid_topic[idx], self.subscribed_key)
+        ok[idx] = subscribed & ~self.fixed[members]
+        return np.where(ok, prev, -1)
+
+    def _min_eligible(self) -> np.ndarray:
+        """Per topic (length T), the fewest partitions of a member subscribed to it."""
+        out = np.full(self.g.num_topics, np.iinfo(np.int64).max // 2, dtype=np.int64)
+        out[self.r_topics] = np.minimum.reduceat(self.counts[self.r_eligible], self.r_eligible_starts)
+        return out
+
+    def _is_balanced(self, min_eligible: np.ndarray) -> bool:
+        active = self.counts[~self.fixed]
+        if len(active) == 0 or active.max() - active.min() <= 1:
+            return True
+        holder_max = np.maximum.reduceat(self.counts[self.owner[self.r_pids]], self.r_pid_starts)
+        return bool((holder_max <= min_eligible[self.r_topics] + 1).all())
+
+    def _perform(self, pids: np.ndarray) -> None:
+        """Kafka's ``performReassignments`` over ``pids``, repeated while it moves something."""
+        while True:
+            moved = False
+            i = 0
+            min_eligible = self._min_eligible()
+            while i < len(pids) and not self._is_balanced(min_eligible):
+                hit = self._next_movable(pids, i, min_eligible)
+                if hit < 0:
+                    break
+                pid = int(pids[hit])
+                back = int(self.prev_member[pid])
+                if back >= 0 and self.counts[self.owner[pid]] > self.counts[back] + 1:
+                    self._reassign(pid, back)
+                else:
+                    self._reassign(pid, self._least_loaded(int(self.pid_topic[pid])))
+                moved = True
+                i = hit + 1
+                min_eligible = self._min_eligible()
+            if not moved:
+                return
+
+    def _next_movable(self, pids: np.ndarray, start: int, min_eligible: np.ndarray) -> int:
+        """First index >= start whose partition Kafka would move now, or -1."""
+        chunk = _SCAN_CHUNK
+        while start < len(pids):
+            window = pids[start:start + chunk]
+            load = self.counts[self.owner[window]]
+            back = self.prev_member[window]
+            hit = (load > min_eligible[self.pid_topic[window]] + 1) | (
+                (back >= 0) & (load > self.counts[np.maximum(back, 0)] + 1)
+            )
+            found = np.flatnonzero(hit)
+            if len(found):
+                return start + int(found[0])
+            start += len(window)
+            chunk *= 4
+        return -1
+
+    def _least_loaded(self, topic: int) -> int:
+        eligible = self.eligible[self.eligible_bounds[topic]:self.eligible_bounds[topic + 1]]
+        return int(eligible[np.argmin(self.counts[eligible])])
+
+    def _reassign(self, pid: int, new_owner: int) -> None:
+        actual = self.movements.partition_to_move(pid, int(self.owner[pid]), new_owner, int(self.pid_topic[pid]))
+        old = int(self.owner[actual])
+        topic = int(self.pid_topic[actual])
+        partition = actual - int(self.g.topic_offsets[topic])
+        self.movements.move(actual, old, new_owner, topic,
+                            topic_partition_hash(self.topic_hash[topic], partition))
+        self.owner[actual] = new_owner
+        self.order[actual] = self.step
+        self.step += 1
+        self.counts[old] -= 1
+        self.counts[new_owner] += 1
+
+
+class _PartitionMovements:
+    """Kafka's record of moves within one rebalance: per partition its first source
+    and current destination; per topic and (source, destination) pair, the set of
+    partitions that moved that way (a Java ``HashSet``, whose order matters)."""
+
+    def __init__(self) -> None:
+        self.moves: Dict[int, Tuple[int, int]] = {}
+        self.by_topic: Dict[int, Dict[Tuple[int, int], JavaHashSet]] = {}
+        self.hashes: Dict[int, int] = {}
+
+    def partition_to_move(self, pid: int, old: int, new: int, topic: int) -> int:
+        pairs = self.by_topic.get(topic)
+        if pairs is None:
+            return pid
+        if pid in self.moves:
+            old = self.moves[pid][0]
+        reverse: Optional[JavaHashSet] = pairs.get((new, old))
+        if reverse is None:
+            return pid
+        return int(reverse.first())  # type: ignore[arg-type]
+
+    def move(self, pid: int, old: int, new: int, topic: int, java_hash: int) -> None:
+        self.hashes[pid] = java_hash
+        if pid in self.moves:
+            src, _dst = self._remove(pid, topic)
+            if src != new:
+                self._add(pid, (src, new), topic)
+        else:
+            self._add(pid, (old, new), topic)
+
+    def _remove(self, pid: int, topic: int) -> Tuple[int, int]:
+        pair = self.moves.pop(pid)
+        pairs = self.by_topic[topic]
+        pairs[pair].remove(pid)
+        if len(pairs[pair]) == 0:
+            del pairs[pair]
+        if not pairs:
+            del self.by_topic[topic]
+        return pair
+
+    def _add(self, pid: int, pair: Tuple[int, int], topic: int) -> None:
+        self.moves[pid] = pair
+        self.by_topic.setdefault(topic, {}).setdefault(pair, JavaHashSet()).add(pid, self.hashes[pid])
+
+
+def _pid_ranges(offsets: np.ndarray, topics: np.ndarray, values: Optional[np.ndarray] = None) -> np.ndarray:
+    """Concatenation of ``range(offsets[t], offsets[t+1])`` for ``t`` in ``topics``
+    (or of ``values`` over those ranges)."""
+    if len(topics) == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts, ends = offsets[topics], offsets[topics + 1]
+    lengths = ends - starts
+    idx = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths) + np.arange(lengths.sum())
+    return idx if values is None else values[idx]
+
+
+def _water_fill(counts: np.ndarray, k: int) -> np.ndarray:
+    """Positions in ``counts`` receiving k items, one at a time, each to the least
+    loaded (ties to the lower position): the picks sorted by (level, position)."""
+    n = len(counts)
+    if k <= 4 or n <= 2:
+        c = counts.astype(np.int64).copy()
+        picks = np.empty(k, dtype=np.int64)
+        for i in range(k):
+            j = int(np.argmin(c))
+            picks[i] = j
+            c[j] += 1
+        return picks
+    lo, hi = int(counts.min()), int(counts.min()) + k - 1
+    while lo < hi:                     # smallest level L with k picks at levels <= L
+        mid = (lo + hi) // 2
+        if int(np.maximum(0, mid + 1 - counts).sum()) >= k:
+            hi = mid
+        else:
+            lo = mid + 1
+    level = lo
+    below = np.maximum(0, level - counts)                  # picks under ``level``
+    extra = k - int(below.sum())
+    at_level = np.flatnonzero(counts <= level)[:extra]
+    pos = np.repeat(np.arange(n), below)
+    lev = counts[pos] + (np.arange(len(pos)) - np.repeat(np.cumsum(below) - below, below))
+    pos = np.concatenate([pos, at_level])
+    lev = np.concatenate([lev, np.full(len(at_level), level)])
+    return pos[np.lexsort((pos, lev))]

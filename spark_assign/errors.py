@@ -1,0 +1,101 @@
+"""The one exception hierarchy of spark-assign.
+
+Every error the library raises on purpose derives from :class:`SparkAssignError`.
+Input problems also derive from :class:`ValueError` or :class:`TypeError`, so
+code that already catches those keeps working.
+
+Input errors carry structured context (``column``, ``rows``, ``group``) as well
+as a message that names them, because a message is what a Spark user sees when
+the error crosses a Python worker boundary.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Optional, Sequence
+
+__all__ = [
+    "SparkAssignError",
+    "InvalidInputError",
+    "SchemaError",
+    "UnknownStrategyError",
+    "StateTableError",
+    "ConcurrentRebalanceError",
+]
+
+#: How many offending rows an error message shows.
+SAMPLE_ROWS = 5
+
+
+def _format_rows(rows: Sequence[Any]) -> str:
+    shown = ", ".join(repr(r) for r in list(rows)[:SAMPLE_ROWS])
+    more = len(rows) - SAMPLE_ROWS
+    return shown + (f", ... ({more} more)" if more > 0 else "")
+
+
+class SparkAssignError(Exception):
+    """Base class of every error raised by spark-assign."""
+
+
+class InvalidInputError(SparkAssignError, ValueError):
+    """Malformed input data: the message names the problem, the column and sample rows.
+
+    Parameters
+    ----------
+    problem:
+        What is wrong, e.g. ``"null or empty member_id"``.
+    column:
+        The offending column or argument name, if there is one.
+    rows:
+        A sample of the offending rows or values (the message shows up to 5).
+    group:
+        The consumer group the rows belong to, when known.
+    """
+
+    def __init__(
+        self,
+        problem: str,
+        *,
+        column: Optional[str] = None,
+        rows: Optional[Iterable[Any]] = None,
+        group: Optional[str] = None,
+    ) -> None:
+        self.problem = problem
+        self.column = column
+        self.rows = list(rows) if rows is not None else []
+        self.group = group
+        parts = [problem]
+        if column is not None:
+            parts.append(f"column '{column}'")
+        if group is not None:
+            parts.append(f"group '{group}'")
+        message = "; ".join(parts)
+        if self.rows:
+            message += f"; offending rows: {_format_rows(self.rows)}"
+        super().__init__(message)
+
+    def in_group(self, group: Optional[str]) -> "InvalidInputError":
+        """Return a copy of this error that names ``group``."""
+        return type(self)(self.problem, column=self.column, rows=self.rows, group=group)
+
+
+class SchemaError(SparkAssignError, TypeError):
+    """A DataFrame or table lacks a required column, or a column has the wrong type."""
+
+
+class UnknownStrategyError(SparkAssignError, ValueError):
+    """An unknown strategy name; the message lists the valid names."""
+
+    def __init__(self, name: Any, valid: Iterable[str]) -> None:
+        self.name = name
+        self.valid = sorted(valid)
+        super().__init__(
+            f"unknown strategy {name!r}; valid strategies are: {', '.join(self.valid)}"
+        )
+
+
+class StateTableError(SparkAssignError):
+    """The assignment state table is unusable (foreign schema, unsupported protocol, ...)."""
+
+
+class ConcurrentRebalanceError(StateTableError):
+    """Another writer kept committing to the state table; the bounded retries ran out."""

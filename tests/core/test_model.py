@@ -1,0 +1,111 @@
+"""Bad input gets a clear error naming the problem, the column and sample rows (CONTRACT section 6)."""
+
+import numpy as np
+import pytest
+
+from spark_assign.core import GroupInput, Member, assign, assign_group
+from spark_assign.errors import InvalidInputError, SparkAssignError, UnknownStrategyError
+
+
+def err(members, topics, strategy="range", **kw):
+    with pytest.raises(InvalidInputError) as info:
+        assign(members, topics, strategy, **kw)
+    return info.value
+
+
+def test_null_or_empty_member_id():
+    e = err([Member("", topics=["t"]), Member("ok", topics=["t"])], {"t": 1})
+    assert e.column == "member_id" and "null or empty member_id" in str(e) and "''" in str(e)
+    e = err([Member(None, topics=["t"])], {"t": 1})  # type: ignore[arg-type]
+    assert e.column == "member_id" and "None" in str(e)
+
+
+def test_duplicate_member_id():
+    e = err([Member("a", topics=["t"]), Member("a", topics=["u"])], {"t": 1, "u": 1})
+    assert e.column == "member_id" and "duplicate member_id" in str(e) and "'a'" in str(e)
+
+
+def test_duplicate_subscription_rows():
+    e = err([Member("a", topics=["t", "t"])], {"t": 1})
+    assert e.column == "topic" and "('a', 't')" in str(e)
+
+
+def test_negative_and_non_integer_partition_counts():
+    e = err([Member("a", topics=["t"])], {"t": -3})
+    assert e.column == "num_partitions" and "('t', -3)" in str(e)
+    e = err([Member("a", topics=["t"])], {"t": None})
+    assert e.column == "num_partitions" and "NoneType" in str(e)
+    e = err([Member("a", topics=["t"])], {"t": 2.5})
+    assert e.column == "num_partitions"
+
+
+def test_bad_owned_partitions():
+    e = err([Member("a", topics=["t"], owned=[("t", -1)])], {"t": 2})
+    assert e.column == "owned_partitions" and "negative partition" in str(e)
+    e = err([Member("a", topics=["t"], owned=[("t", 0), ("t", 0)])], {"t": 2})
+    assert e.column == "owned_partitions" and "twice" in str(e)
+    e = err([Member("a", topics=["t"], owned=[("t", "0")])], {"t": 2})
+    assert e.column == "owned_partitions"
+
+
+def test_shared_static_instance_id():
+    e = err([Member("a", topics=["t"], instance_id="i"), Member("b", topics=["t"], instance_id="i")], {"t": 2})
+    assert e.column == "group_instance_id" and "'i'" in str(e)
+
+
+def test_bad_generation_and_topics_types():
+    e = err([Member("a", topics=["t"], generation="3")], {"t": 2})  # type: ignore[arg-type]
+    assert e.column == "generation"
+    with pytest.raises(InvalidInputError) as info:
+        Member("a", topics="t")  # type: ignore[arg-type]
+    assert info.value.column == "topic"
+    e = err([Member("a", topics=["t"])], [("t", 2)])  # type: ignore[arg-type]
+    assert e.column == "topics"
+
+
+def test_partition_racks_must_match_partition_count():
+    e = err([Member("a", topics=["t"], rack="r")], {"t": 2}, partition_racks={"t": [["r"]]})
+    assert e.column == "partition_racks" and "2 partitions but 1" in str(e)
+
+
+def test_unknown_strategy_lists_valid_names():
+    with pytest.raises(UnknownStrategyError) as info:
+        assign([Member("a", topics=["t"])], {"t": 1}, "round-robin")
+    msg = str(info.value)
+    assert "round-robin" in msg and "roundrobin" in msg and "cooperative-sticky" in msg
+    assert isinstance(info.value, ValueError) and isinstance(info.value, SparkAssignError)
+
+
+def test_unknown_option():
+    e = err([Member("a", topics=["t"])], {"t": 1}, rack_awre=True)
+    assert e.column == "options" and "rack_awre" in str(e)
+
+
+def test_unknown_topics_are_allowed_and_get_nothing():
+    r = assign([Member("a", topics=["t", "ghost"]), Member("b", topics=["ghost"])], {"t": 2}, "roundrobin")
+    assert r.assignment == {"a": [("t", 0), ("t", 1)], "b": []}
+
+
+def test_claims_on_shrunk_or_unknown_topics_are_dropped_and_revoked():
+    r = assign([Member("a", topics=["t"], owned=[("t", 5), ("gone", 0), ("t", 0)], generation=1)],
+               {"t": 2}, "sticky")
+    assert r.assignment == {"a": [("t", 0), ("t", 1)]}
+    assert r.revoked == {"a": [("gone", 0), ("t", 5)]}
+
+
+def test_members_without_subscriptions_are_listed_empty():
+    r = assign([Member("a"), Member("b", topics=["t"])], {"t": 3}, "sticky")
+    assert r.assignment == {"a": [], "b": [("t", 0), ("t", 1), ("t", 2)]}
+
+
+def test_columnar_input_errors_name_rows():
+    spec = GroupInput(member_ids=["a", "b"], topic_names=["t"], topic_counts=np.array([2]),
+                      sub_member=np.array([0, 1, 1]), sub_topic=np.array([0, 0, 0]))
+    with pytest.raises(InvalidInputError) as info:
+        assign_group(spec, "range")
+    assert "('b', 't')" in str(info.value)
+
+
+def test_error_context_can_name_a_group():
+    e = InvalidInputError("null or empty member_id", column="member_id", rows=[None]).in_group("g1")
+    assert "group 'g1'" in str(e) and e.group == "g1" and e.column == "member_id"

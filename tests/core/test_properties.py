@@ -1,0 +1,157 @@
+"""Property-based tests of Kafka's guarantees, for every strategy.
+
+Random groups: 1-50 members, 1-30 topics of 0-40 partitions, random
+subscriptions, and random previous ownership including stale generations and
+partitions claimed twice.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Dict, List, Tuple
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from spark_assign.core import Member, assign, strategy_names
+from spark_assign.core.checks import balance_violations, stickiness_violations, validity_errors
+from spark_assign.core.context import Context
+from spark_assign.core.model import GroupInput, encode
+
+SETTINGS = settings(max_examples=int(__import__("os").environ.get("SA_EXAMPLES", "80")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+CLIENT = ["range", "roundrobin", "sticky", "cooperative-sticky"]
+
+
+@st.composite
+def groups(draw) -> Tuple[List[Member], Dict[str, int]]:
+    """A group with random subscriptions and messy previous ownership."""
+    n_topics = draw(st.integers(1, 30))
+    n_members = draw(st.integers(1, 50))
+    uniform = draw(st.booleans())
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = random.Random(seed)
+    topics = {f"t{i:02d}": rng.randint(0, 40) for i in range(n_topics)}
+    names = list(topics)
+    shared = rng.sample(names, rng.randint(1, n_topics))
+    ids = [f"m{i:02d}" for i in range(n_members)]
+    rng.shuffle(ids)
+    generation = rng.randint(1, 5)
+    all_partitions = [(t, p) for t, n in topics.items() for p in range(n)]
+    previous = {tp: rng.choice(ids + [None]) for tp in all_partitions}
+    members = []
+    for m in ids:
+        subs = shared if uniform else rng.sample(names, rng.randint(0, n_topics))
+        owned = [tp for tp, o in previous.items() if o == m]
+        if rng.random() < 0.15 and all_partitions:          # claims someone else's too
+            owned += [tp for tp in rng.sample(all_partitions, min(3, len(all_partitions))) if tp not in owned]
+        gen = rng.choice([generation] * 6 + [generation - 1, None])
+        static = f"s-{m}" if rng.random() < 0.2 else None
+        members.append(Member(m, topics=subs, owned=owned, generation=gen, instance_id=static))
+    return members, topics
+
+
+def valid_claim_owner(members, topics):
+    """Kafka's reading of the claims: the member whose claim stands, per partition."""
+    ctx = Context(encode(GroupInput.from_members(members, topics)))
+    owner, _ = ctx.claims
+    return ctx, owner
+
+
+@SETTINGS
+@given(groups(), st.sampled_from(CLIENT))
+def test_every_strategy_is_valid(group, strategy):
+    members, topics = group
+    result = assign(members, topics, strategy)
+    assert validity_errors(result, allow_withheld=strategy == "cooperative-sticky") == []
+    assert set(result.assignment) == {m.member_id for m in members}
+
+
+@SETTINGS
+@given(groups())
+def test_sticky_is_balanced_and_sticky(group):
+    """Cooperative's target is the same (see test_cooperative_is_sticky_with_transfers_withheld)."""
+    members, topics = group
+    result = assign(members, topics, "sticky")
+    assert balance_violations(result) == []
+    assert stickiness_violations(result) == []
+
+
+@SETTINGS
+@given(groups())
+def test_range_balances_each_topic(group):
+    members, topics = group
+    result = assign(members, topics, "range")
+    g = result.group
+    sub = g.subscription_matrix()
+    for t in range(g.num_topics):
+        n = int(g.topic_counts[t])
+        subscribers = np.flatnonzero(sub[:, t])
+        if n == 0 or len(subscribers) == 0:
+            continue
+        owners = result.owner[g.topic_offsets[t]:g.topic_offsets[t + 1]]
+        got = np.bincount(owners, minlength=g.num_members)[subscribers]
+        assert got.max() - got.min() <= 1
+
+
+@SETTINGS
+@given(groups())
+def test_roundrobin_is_balanced_for_identical_subscriptions(group):
+    members, topics = group
+    same = [Member(m.member_id, topics=members[0].topics, instance_id=m.instance_id) for m in members]
+    counts = assign(same, topics, "roundrobin").counts()
+    assert counts.max() - counts.min() <= 1
+
+
+@SETTINGS
+@given(groups())
+def test_cooperative_is_sticky_with_transfers_withheld(group):
+    """Cooperative gives the sticky target, minus the partitions changing hands, and never
+    hands a validly owned partition to someone else in the same round."""
+    members, topics = group
+    eager = assign(members, topics, "sticky")
+    coop = assign(members, topics, "cooperative-sticky")
+    withheld = coop.owner < 0
+    assert np.array_equal(coop.owner[~withheld], eager.owner[~withheld])
+    _, claimed = valid_claim_owner(members, topics)
+    moved_now = (coop.owner >= 0) & (claimed >= 0) & (coop.owner != claimed)
+    assert not moved_now.any()
+
+
+@SETTINGS
+@given(groups())
+def test_cooperative_converges_within_four_follow_ups(group):
+    members, topics = group
+    result = assign(members, topics, "cooperative-sticky")
+    generation = 10
+    for _ in range(4):
+        if (result.owner >= 0).all():
+            break
+        members = [Member(m.member_id, topics=m.topics, owned=result.assignment[m.member_id],
+                          generation=generation, instance_id=m.instance_id) for m in members]
+        generation += 1
+        result = assign(members, topics, "cooperative-sticky")
+    assert (result.owner >= 0).all()
+    assert balance_violations(result) == []
+
+
+@SETTINGS
+@given(groups(), st.sampled_from(CLIENT), st.integers(0, 2**32 - 1))
+def test_row_order_never_changes_the_output(group, strategy, seed):
+    members, topics = group
+    rng = random.Random(seed)
+    shuffled = []
+    for m in rng.sample(members, len(members)):
+        shuffled.append(Member(m.member_id, topics=rng.sample(list(m.topics), len(m.topics)),
+                               owned=rng.sample(list(m.owned), len(m.owned)), generation=m.generation,
+                               instance_id=m.instance_id))
+    topics2 = dict(rng.sample(list(topics.items()), len(topics)))
+    a = assign(members, topics, strategy)
+    b = assign(shuffled, topics2, strategy)
+    assert a.assignment == b.assignment
+    assert a.revoked == b.revoked
+    assert list(a.status) == list(b.status)
+
+
+def test_all_strategies_are_covered():
+    assert set(CLIENT) <= set(strategy_names())
