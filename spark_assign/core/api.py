@@ -10,7 +10,11 @@ from .model import GroupInput, Member, encode
 from .registry import get_strategy
 from .result import AssignmentResult
 
-__all__ = ["assign", "assign_group"]
+__all__ = ["assign", "assign_group", "KNOWN_OPTIONS"]
+
+#: Engine options: ``prefer_rack_aware`` (Kafka's test-only preferRackAwareLogic) and
+#: ``topic_ids`` ({topic: Kafka Uuid}, orders topics as Kafka's uniform assignor does).
+KNOWN_OPTIONS = frozenset({"prefer_rack_aware", "topic_ids"})
 
 
 def assign(
@@ -45,7 +49,9 @@ def assign(
         Optional ``{topic: [[replica racks of p0], [.. p1], ...]}`` for rack-aware strategies.
     options:
         ``prefer_rack_aware=True`` forces rack-aware mode whenever member and
-        partition racks overlap (Kafka's test-only ``preferRackAwareLogic``).
+        partition racks overlap (Kafka's test-only ``preferRackAwareLogic``);
+        ``topic_ids={topic: uuid}`` gives ``uniform`` Kafka's topic ids, so it
+        orders topics as the broker does (default: name order).
 
     Returns
     -------
@@ -73,7 +79,7 @@ def assign_group(spec: GroupInput, strategy: str = "cooperative-sticky", **optio
         As for :func:`assign`.
     """
     chosen = get_strategy(strategy)
-    unknown = set(options) - {"prefer_rack_aware"}
+    unknown = set(options) - KNOWN_OPTIONS
     if unknown:
         raise InvalidInputError(f"unknown option(s): {', '.join(sorted(unknown))}", column="options")
     ctx = Context(encode(spec), dict(options))

@@ -93,6 +93,9 @@ def resolve_claims(group: Group, member_order: np.ndarray) -> Tuple[np.ndarray, 
     if len(cp) == 0:
         return owner, multi
     claims_per_pid = np.bincount(cp, minlength=P)
+    if claims_per_pid.max() <= 1:
+        owner[cp] = cm
+        return owner, multi
     single = claims_per_pid[cp] == 1
     owner[cp[single]] = cm[single]
     contested = np.flatnonzero(~single)

@@ -202,7 +202,8 @@ class Group:
 
     Invariants: member and topic indices follow Java string order; subscription
     pairs are unique and sorted by (member, topic); claims are unique per
-    (member, pid) and refer only to pids of the universe; ``outside_claims``
+    (member, pid), refer only to pids of the universe, and come in no
+    particular order (nothing may depend on it); ``outside_claims``
     keeps the claims on partitions outside it (unsubscribed, unknown or shrunk
     topics) because members still lose them.
     """
@@ -217,7 +218,7 @@ class Group:
     topic_offsets: np.ndarray          # (T+1,) first pid of each topic
     sub_member: np.ndarray             # (S,) subscription pairs, sorted by (member, topic)
     sub_topic: np.ndarray
-    claim_member: np.ndarray           # (C,) claims, sorted by (member, pid)
+    claim_member: np.ndarray           # (C,) claims, in no particular order
     claim_pid: np.ndarray
     outside_claims: List[Tuple[int, str, int]]
     rack_names: List[str]
@@ -258,6 +259,33 @@ class Group:
     def owner_names(self) -> List[str]:
         """Names for owner indices: members, then members that left."""
         return self.member_ids + self.departed
+
+    def is_subscribed(self, members: np.ndarray, topics: np.ndarray) -> np.ndarray:
+        """Whether each ``members[i]`` subscribes to ``topics[i]``."""
+        M, T = self.num_members, max(self.num_topics, 1)
+        if M * T <= 1 << 25:
+            table = self.__dict__.get("_sub_table")
+            if table is None:
+                table = self.subscription_matrix().ravel()
+                self.__dict__["_sub_table"] = table
+            return table[members * T + topics]
+        keys = self.sub_member * T + self.sub_topic           # sorted: pairs are (member, topic) ordered
+        q = members * T + topics
+        at = np.minimum(np.searchsorted(keys, q), max(len(keys) - 1, 0))
+        return (keys[at] == q) if len(keys) else np.zeros(len(q), dtype=bool)
+
+    def subscribers_by_topic(self) -> Tuple[np.ndarray, np.ndarray]:
+        """``(members, bounds)``: subscribers of topic t are ``members[bounds[t]:bounds[t+1]]``,
+        by member index (computed once; do not modify)."""
+        cached = self.__dict__.get("_subscribers")
+        if cached is None:
+            key = self.sub_topic.astype(np.uint16 if self.num_topics < 1 << 16 else np.int64)
+            order = np.argsort(key, kind="stable")         # radix sort for 16-bit keys
+            bounds = np.zeros(self.num_topics + 1, dtype=np.int64)
+            np.cumsum(np.bincount(self.sub_topic, minlength=self.num_topics), out=bounds[1:])
+            cached = (self.sub_member[order], bounds)
+            self.__dict__["_subscribers"] = cached
+        return cached
 
     def subscription_matrix(self) -> np.ndarray:
         """(M, T) boolean matrix of subscriptions (for small groups and checks)."""
@@ -436,31 +464,31 @@ def _encode_claims(spec, rank, member_ids, topic_names_in, to_uni, uni_counts, o
     cm = rank[np.asarray(spec.claim_member, dtype=np.int64)]
     ct_in = np.asarray(spec.claim_topic, dtype=np.int64)
     cp = np.asarray(spec.claim_partition, dtype=np.int64)
-    if (cp < 0).any():
+    if len(cp) and cp.min() < 0:
         bad = np.flatnonzero(cp < 0)
         raise InvalidInputError(
             "negative partition in owned partitions", column="owned_partitions",
             rows=[(member_ids[cm[i]], topic_names_in[ct_in[i]], int(cp[i])) for i in bad],
         )
     pid = _pids(to_uni[ct_in], cp, uni_counts, offsets)
-    inside = np.flatnonzero(pid >= 0)
+    P = int(offsets[-1])
+    outside: List[Tuple[int, str, int]] = []
+    if len(pid) and pid.min() < 0:
+        out_idx = np.flatnonzero(pid < 0)
+        outside = sorted({(int(cm[i]), topic_names_in[ct_in[i]], int(cp[i])) for i in out_idx})
+        inside = np.flatnonzero(pid >= 0)
+        cm, pid, ct_in, cp = cm[inside], pid[inside], ct_in[inside], cp[inside]
     # A member may claim a partition once. Only partitions claimed twice can break that.
-    per_pid = np.bincount(pid[inside], minlength=int(offsets[-1]))
-    twice = inside[per_pid[pid[inside]] > 1]
-    dup = twice[_duplicates(cm[twice] * (int(offsets[-1]) + 1) + pid[twice])]
-    if len(dup):
-        raise InvalidInputError(
-            "a member lists the same owned partition twice", column="owned_partitions",
-            rows=sorted({(member_ids[cm[i]], topic_names_in[ct_in[i]], int(cp[i])) for i in dup}),
-        )
-    outside = sorted({
-        (int(cm[i]), topic_names_in[ct_in[i]], int(cp[i])) for i in np.flatnonzero(pid < 0)
-    })
-    # Claims in (member, partition) order, whatever order the rows came in.
-    key = cm[inside] * (int(offsets[-1]) + 1) + pid[inside]
-    if not _strictly_increasing(key):
-        inside = inside[np.argsort(key, kind="stable")]
-    return cm[inside], pid[inside], outside
+    per_pid = np.bincount(pid, minlength=P)
+    if len(per_pid) and per_pid.max() > 1:
+        twice = np.flatnonzero(per_pid[pid] > 1)
+        dup = twice[_duplicates(cm[twice] * (P + 1) + pid[twice])]
+        if len(dup):
+            raise InvalidInputError(
+                "a member lists the same owned partition twice", column="owned_partitions",
+                rows=sorted({(member_ids[cm[i]], topic_names_in[ct_in[i]], int(cp[i])) for i in dup}),
+            )
+    return cm, pid, outside
 
 
 def _pids(uni_topic: np.ndarray, partition: np.ndarray, uni_counts: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -468,8 +496,8 @@ def _pids(uni_topic: np.ndarray, partition: np.ndarray, uni_counts: np.ndarray, 
     T = len(uni_counts)
     t = np.where(uni_topic >= 0, uni_topic, T)
     counts = np.append(uni_counts, 0)
-    inside = partition < counts[t]
-    return np.where(inside, np.append(offsets[:-1], 0)[t] + partition, -1)
+    starts = np.append(offsets[:-1], 0)
+    return np.where(partition < counts[t], starts[t] + partition, -1)
 
 
 def _encode_racks(racks, partition_racks, uni_names, uni_counts, offsets):

@@ -15,7 +15,9 @@ from ..errors import UnknownStrategyError
 from .context import Context, Outcome
 from .range import assign_range
 from .roundrobin import assign_roundrobin
+from .server_range import assign_server_range
 from .sticky import assign_cooperative_sticky, assign_sticky
+from .uniform import assign_uniform
 
 __all__ = ["Strategy", "get_strategy", "strategy_names", "register_strategy"]
 
@@ -69,5 +71,9 @@ for _s in (
              kafka_class="org.apache.kafka.clients.consumer.StickyAssignor"),
     Strategy("cooperative-sticky", assign_cooperative_sticky, sticky=True, cooperative=True,
              rack_aware=True, kafka_class="org.apache.kafka.clients.consumer.CooperativeStickyAssignor"),
+    Strategy("uniform", assign_uniform, sticky=True,
+             kafka_class="org.apache.kafka.coordinator.group.assignor.UniformAssignor"),
+    Strategy("server-range", assign_server_range,
+             kafka_class="org.apache.kafka.coordinator.group.assignor.RangeAssignor"),
 ):
     register_strategy(_s)

@@ -51,14 +51,16 @@ def build_constrained(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.
     # Valid claims per member; Kafka drops rack-mismatched ones first, then doubly claimed.
     cm, cp = g.claim_member, g.claim_pid
     valid = claim_owner[cp] == cm
-    cm, cp = cm[valid], cp[valid]
+    if not valid.all():
+        cm, cp = cm[valid], cp[valid]
     revoked_from = np.full(P, -1, dtype=np.int64)   # Kafka's maybeRevokedPartitions
     if racks.active:
         bad = np.array([racks.mismatch(int(m), int(p)) for m, p in zip(cm, cp)], dtype=bool)
         revoked_from[cp[bad]] = cm[bad]
         cm, cp = cm[~bad], cp[~bad]
-    keep = ~multi[cp]
-    cm, cp = cm[keep], cp[keep]
+    if multi.any():
+        keep = ~multi[cp]
+        cm, cp = cm[keep], cp[keep]
 
     # Stage 1: keep_owned.
     partition, topic = g.pid_partition(), g.pid_topic()
@@ -70,18 +72,19 @@ def build_constrained(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.
         takes_max[walk] = may_max & (np.cumsum(may_max) <= expected_max)
     at_max = int(takes_max.sum())
     quota = np.where(owned < min_quota, owned, np.where(takes_max, max_quota, min_quota))
-    kept = np.ones(len(cm), dtype=bool)
     trimmed = np.flatnonzero(owned > quota)
     if len(trimmed):
         # Kafka keeps the lowest partition numbers (then topics) of a member's claims.
+        kept = np.ones(len(cm), dtype=bool)
         sub = np.flatnonzero(np.isin(cm, trimmed))
         sub = sub[np.lexsort((topic[cp[sub]], partition[cp[sub]], cm[sub]))]
         first = np.searchsorted(cm[sub], cm[sub], side="left")
         kept[sub] = (np.arange(len(sub)) - first) < quota[cm[sub]]
-    owner[cp[kept]] = cm[kept]
+        revoked_from[cp[~kept]] = cm[~kept]
+        cm, cp = cm[kept], cp[kept]
+    owner[cp] = cm
     # Within a member, kept partitions come first, by (partition, topic) as in Kafka.
-    order[cp[kept]] = partition[cp[kept]] * g.num_topics + topic[cp[kept]]
-    revoked_from[cp[~kept]] = cm[~kept]
+    order[cp] = partition[cp] * g.num_topics + topic[cp]
 
     under = [m for m in range(M) if owned[m] < min_quota]
     if at_max < expected_max:
@@ -89,7 +92,7 @@ def build_constrained(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.
     else:
         at_min = []
 
-    counts = np.bincount(owner[owner >= 0], minlength=M)
+    counts = np.bincount(cm, minlength=M)
     unassigned = racks.sort_by_scarcity(np.flatnonzero(owner < 0))
     step = [P * max(g.num_topics, 1)]   # new assignments sort after every kept partition
 

@@ -68,16 +68,12 @@ class _GeneralBuilder:
         self.counts = np.zeros(M, dtype=np.int64)
         self.step = P
 
-        # Potential members of each topic: its subscribers, for topics with partitions.
+        # Potential members of each topic: its subscribers (topics without partitions have none).
         with_parts = g.topic_counts > 0
-        pot = with_parts[g.sub_topic]
-        pm, pt = g.sub_member[pot], g.sub_topic[pot]
-        o = np.lexsort((pm, pt))
-        self.eligible = pm[o]                               # members per topic, by member index
-        self.eligible_bounds = np.searchsorted(pt[o], np.arange(T + 1))
-        self.num_eligible = np.diff(self.eligible_bounds)
-        self.subscribed_key = np.sort(pm * T + pt)
-        self.max_size = np.bincount(pm, weights=g.topic_counts[pt], minlength=M).astype(np.int64)
+        self.eligible, self.eligible_bounds = g.subscribers_by_topic()   # by member index
+        self.num_eligible = np.where(with_parts, np.diff(self.eligible_bounds), 0)
+        self.max_size = np.bincount(g.sub_member, weights=g.topic_counts[g.sub_topic],
+                                    minlength=M).astype(np.int64)
         # Kafka's sortedAllPartitions: topics by (potential members, name), partitions ascending.
         topics = np.flatnonzero(with_parts)
         topics = topics[np.lexsort((topics, self.num_eligible[topics]))]
@@ -90,18 +86,21 @@ class _GeneralBuilder:
     # ------------------------------------------------------------------ stage 1
 
     def keep_owned(self) -> None:
-        g, T = self.g, self.g.num_topics
+        g = self.g
         claim_owner, _ = self.ctx.claims
         cm, cp = g.claim_member, g.claim_pid
         valid = claim_owner[cp] == cm
-        cm, cp = cm[valid], cp[valid]
-        keep = np.isin(cm * T + self.pid_topic[cp], self.subscribed_key)
+        if not valid.all():
+            cm, cp = cm[valid], cp[valid]
+        keep = g.is_subscribed(cm, self.pid_topic[cp])
         if self.racks.active:
             keep &= ~np.array([self.racks.mismatch(int(m), int(p)) for m, p in zip(cm, cp)], dtype=bool)
         self.revocation_required = not bool(keep.all())
-        self.owner[cp[keep]] = cm[keep]
-        self.order[cp[keep]] = np.arange(int(keep.sum()))
-        self.counts = np.bincount(cm[keep], minlength=g.num_members).astype(np.int64)
+        if self.revocation_required:
+            cm, cp = cm[keep], cp[keep]
+        self.owner[cp] = cm
+        self.order[cp] = cp           # kept partitions first, in partition order (pid < P)
+        self.counts = np.bincount(cm, minlength=g.num_members).astype(np.int64)
         self.unassigned = self.sorted_all[self.owner[self.sorted_all] < 0]
 
     # ------------------------------------------------------------------ stage 2
@@ -179,12 +178,10 @@ class _GeneralBuilder:
         first = np.concatenate([[True], cp[1:] != cp[:-1]])
         prev[cp[first]] = cm[first]
         # Guard: only members that may take the partition (see module docstring).
-        T = g.num_topics
         ok = (prev >= 0)
         idx = np.flatnonzero(ok)
         members = prev[idx]
-        subscribed = np.isin(members * T + self.pid_topic[idx], self.subscribed_key)
-        ok[idx] = subscribed & ~self.fixed[members]
+        ok[idx] = g.is_subscribed(members, self.pid_topic[idx]) & ~self.fixed[members]
         return np.where(ok, prev, -1)
 
     def _min_eligible(self) -> np.ndarray:
@@ -325,14 +322,17 @@ def _water_fill(counts: np.ndarray, k: int) -> np.ndarray:
             picks[i] = j
             c[j] += 1
         return picks
-    lo, hi = int(counts.min()), int(counts.min()) + k - 1
-    while lo < hi:                     # smallest level L with k picks at levels <= L
-        mid = (lo + hi) // 2
-        if int(np.maximum(0, mid + 1 - counts).sum()) >= k:
-            hi = mid
-        else:
-            lo = mid + 1
-    level = lo
+    # Smallest level L with k picks at levels <= L: with j members at or below L,
+    # that is j * (L + 1) - (sum of their counts) >= k.
+    sorted_counts = np.sort(counts)
+    prefix = np.cumsum(sorted_counts)
+    j = np.arange(1, n + 1)
+    reach = np.empty(n, dtype=np.int64)          # picks available below the next member's count
+    reach[:-1] = j[:-1] * sorted_counts[1:] - prefix[:-1]
+    reach[-1] = np.iinfo(np.int64).max
+    first = int(np.argmax(reach >= k))           # the first j (0-based) whose span holds the k-th pick
+    members = first + 1
+    level = max(int(sorted_counts[first]), -(-(k + int(prefix[first])) // members) - 1)
     below = np.maximum(0, level - counts)                  # picks under ``level``
     extra = k - int(below.sum())
     at_level = np.flatnonzero(counts <= level)[:extra]

@@ -1,0 +1,285 @@
+"""Kafka's server-side ``UniformAssignor`` (KIP-848, group coordinator).
+
+The broker computes a *target* assignment; a member's ``owned`` partitions are
+its current target. Two builders, chosen by subscription type (homogeneous:
+every member subscribes to every subscribed topic name, existing or not):
+
+* homogeneous (Kafka 4.1+, KAFKA-18688): ``P // M`` partitions per member and
+  ``P % M`` members with one more. Members keep what they hold up to their
+  quota; a member already holding the larger quota keeps it while extra slots
+  remain, so an already balanced group does not move. Partitions nobody holds,
+  then the ones taken from over-quota members, are dealt in order to the
+  members still under quota.
+* heterogeneous: members keep every partition of topics they still subscribe
+  to; the rest are dealt topic by topic (most partitions per subscriber first)
+  to the least loaded subscribers; then, topic by topic, partitions move from
+  the most to the least loaded subscribers until every topic's subscribers
+  differ by at most one, stopping after a full round of topics without a move
+  (16 rounds at most).
+
+Orders (Kafka keys topics by ``Uuid``, which we do not have): members in member
+id order (as Kafka's tests); topics in name order, or, with the
+``topic_ids={name: uuid}`` option, in Kafka's ``Uuid`` order and Java
+``HashSet<Uuid>`` order where Kafka uses each. Racks are ignored, as in Kafka.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import List, Mapping, Optional, Tuple
+
+import numpy as np
+
+from .context import Context, Outcome
+from .javautil import _INITIAL_CAPACITY, _spread
+
+__all__ = ["assign_uniform", "topic_orders"]
+
+#: Kafka's MAX_ITERATION_COUNT for the heterogeneous balancing rounds.
+MAX_BALANCE_ROUNDS = 16
+
+
+def assign_uniform(ctx: Context) -> Outcome:
+    g = ctx.group
+    uuid_rank, hash_rank = topic_orders(g.topic_names, ctx.options.get("topic_ids"))
+    owner = np.full(g.num_partitions, -1, dtype=np.int64)
+    order = np.arange(g.num_partitions, dtype=np.int64)     # no order within a member: sorted
+    if g.num_members == 0 or g.num_partitions == 0:
+        return Outcome(owner, order)
+    held = _held_partitions(ctx)
+    per_member = np.bincount(g.sub_member, minlength=g.num_members)
+    if (per_member == g.num_topics).all():
+        _homogeneous(ctx, held, hash_rank, owner)
+    else:
+        _Heterogeneous(ctx, held, uuid_rank, owner).build()
+    return Outcome(owner, order)
+
+
+def topic_orders(names: List[str], topic_ids: Optional[Mapping[str, str]]) -> Tuple[np.ndarray, np.ndarray]:
+    """Ranks of topics in Kafka's ``Uuid`` order and in ``HashSet<Uuid>`` iteration order.
+
+    Without ids both are name order (our topic indices are Java-sorted names).
+    """
+    n = len(names)
+    identity = np.arange(n, dtype=np.int64)
+    if not topic_ids:
+        return identity, identity
+    msb, lsb = np.zeros(n, dtype=object), np.zeros(n, dtype=object)
+    for i, name in enumerate(names):
+        raw = topic_ids.get(name)
+        if raw is None:
+            from ..errors import InvalidInputError
+            raise InvalidInputError("topic_ids lacks a subscribed topic", column="topic_ids", rows=[name])
+        data = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4))
+        msb[i] = int.from_bytes(data[:8], "big", signed=True)
+        lsb[i] = int.from_bytes(data[8:16], "big", signed=True)
+    by_uuid = sorted(range(n), key=lambda i: (msb[i], lsb[i], i))
+    capacity = _INITIAL_CAPACITY
+    while capacity < int(n / 0.75) + 1:          # new HashSet<>(collection) sizing
+        capacity *= 2
+
+    def bucket(i: int) -> int:
+        x = (msb[i] ^ lsb[i]) & 0xFFFFFFFFFFFFFFFF
+        return _spread(((x >> 32) ^ x) & 0xFFFFFFFF) & (capacity - 1)
+
+    by_hash = sorted(range(n), key=lambda i: (bucket(i), i))
+    uuid_rank, hash_rank = np.empty(n, np.int64), np.empty(n, np.int64)
+    uuid_rank[by_uuid] = identity
+    hash_rank[by_hash] = identity
+    return uuid_rank, hash_rank
+
+
+def _held_partitions(ctx: Context) -> np.ndarray:
+    """``held[pid]``: the member whose current target holds the partition, or -1.
+    A partition two members claim is held by neither (the contract's rule; Kafka
+    has no defined behaviour), generations decide otherwise."""
+    owner, _ = ctx.claims
+    return owner
+
+
+# ---------------------------------------------------------------- homogeneous
+
+
+def _homogeneous(ctx: Context, held: np.ndarray, hash_rank: np.ndarray, owner: np.ndarray) -> None:
+    g = ctx.group
+    P, M = g.num_partitions, g.num_members
+    topic = g.pid_topic()
+    # Visiting order of partitions: topics in hash order, then partition number.
+    visit = np.lexsort((np.arange(P), hash_rank[topic]))
+    visit_rank = np.empty(P, dtype=np.int64)
+    visit_rank[visit] = np.arange(P)
+
+    holders = held >= 0
+    n_held = np.bincount(held[holders], minlength=M)
+    min_quota, extras = divmod(P, M)
+    # KAFKA-18688: members claim the extra slots in order, holders first; once the
+    # slots left equal the members left, everyone left takes one.
+    has_extra = n_held >= min_quota + 1
+    before = np.cumsum(has_extra) - has_extra
+    left = extras - np.minimum(before, extras)
+    forced = left >= M - np.arange(M)
+    start = int(np.argmax(forced)) if forced.any() else M
+    claims_extra = np.where(np.arange(M) < start, has_extra & (before < extras), True)
+    if extras == 0:
+        claims_extra[:] = False
+    quota = min_quota + claims_extra.astype(np.int64)
+
+    # Keep up to quota, lowest in visiting order first; the rest is revoked.
+    pids = np.flatnonzero(holders)
+    members = held[pids]
+    o = np.lexsort((visit_rank[pids], members))
+    pids, members = pids[o], members[o]
+    first = np.searchsorted(members, members, side="left")
+    keep = (np.arange(len(pids)) - first) < quota[members]
+    owner[pids[keep]] = members[keep]
+    revoked = pids[~keep]                                 # already in (member, visit) order
+
+    never_held = visit[~holders[visit]]
+    to_assign = np.concatenate([never_held, revoked])
+    kept = np.bincount(members[keep], minlength=M)
+    need = quota - np.minimum(kept, quota)
+    receivers = np.repeat(np.arange(M, dtype=np.int64), need)
+    owner[to_assign[:len(receivers)]] = receivers
+
+
+# ---------------------------------------------------------------- heterogeneous
+
+
+class _Heterogeneous:
+    """The heterogeneous builder; sizes are totals over all topics and change live."""
+
+    def __init__(self, ctx: Context, held: np.ndarray, uuid_rank: np.ndarray, owner: np.ndarray) -> None:
+        g = ctx.group
+        self.g, self.owner = g, owner
+        self.subscribers, self.bounds = g.subscribers_by_topic()
+        topic = g.pid_topic()
+        subscribed = np.zeros(len(held), dtype=bool)
+        holders = np.flatnonzero(held >= 0)
+        subscribed[holders] = g.is_subscribed(held[holders], topic[holders])
+        owner[subscribed] = held[subscribed]          # revoke partitions of unsubscribed topics
+        self.size = np.bincount(owner[owner >= 0], minlength=g.num_members).astype(np.int64)
+        n_subs = np.diff(self.bounds)
+        counts = g.topic_counts
+        self.topics = np.flatnonzero((counts > 0) & (n_subs > 0))
+        per_subscriber = counts[self.topics] / n_subs[self.topics]
+        # Most partitions per subscriber first, then fewer subscribers, then topic id.
+        self.topics = self.topics[np.lexsort((uuid_rank[self.topics], n_subs[self.topics], -per_subscriber))]
+
+    def subscribers_of(self, t: int) -> np.ndarray:
+        return self.subscribers[self.bounds[t]:self.bounds[t + 1]]
+
+    def by_load(self, members: np.ndarray) -> np.ndarray:
+        return members[np.lexsort((members, self.size[members]))]
+
+    def build(self) -> None:
+        self.fill_unassigned()
+        self.balance()
+
+    def fill_unassigned(self) -> None:
+        from .sticky_general import _water_fill
+
+        g = self.g
+        for t in self.topics.tolist():
+            lo, hi = int(g.topic_offsets[t]), int(g.topic_offsets[t + 1])
+            free = lo + np.flatnonzero(self.owner[lo:hi] < 0)
+            if len(free) == 0:
+                continue
+            members = self.by_load(self.subscribers_of(t))
+            # Least loaded first, dealt round-robin over the least loaded block.
+            picks = members[_water_fill(self.size[members], len(free))]
+            self.owner[free] = picks
+            np.add.at(self.size, picks, 1)
+
+    def balance(self) -> None:
+        topics = [t for t in self.topics.tolist() if len(self.subscribers_of(t)) >= 2]
+        last = -1
+        for _ in range(MAX_BALANCE_ROUNDS):
+            for k, t in enumerate(topics):
+                if k == last:
+                    return
+                if self.balance_topic(t) > 0 or last == -1:
+                    last = k
+
+    def balance_topic(self, t: int) -> int:
+        g = self.g
+        members = self.by_load(self.subscribers_of(t))
+        walk = _LoadWalk(members, self.size)
+        if self.size[members[-1]] - self.size[members[0]] <= 1:
+            return 0
+        lo, hi = int(g.topic_offsets[t]), int(g.topic_offsets[t + 1])
+        owners = self.owner[lo:hi]
+        # The topic's partitions grouped by holder; each holder gives from the top of its slice.
+        sorted_parts = np.lexsort((np.arange(hi - lo), owners))
+        holder, first, count = np.unique(owners[sorted_parts], return_index=True, return_counts=True)
+        starts = dict(zip(holder.tolist(), first.tolist()))
+        ends = dict(zip(holder.tolist(), (first + count).tolist()))
+        moved = 0
+        while not walk.balanced():
+            giver = walk.next_most()
+            while giver != -1 and ends.get(giver, 0) - starts.get(giver, 0) <= 0:
+                walk.exclude_most()
+                giver = walk.next_most()
+            if giver == -1:
+                break
+            ends[giver] -= 1
+            pid = lo + int(sorted_parts[ends[giver]])
+            taker = walk.next_least()
+            if walk.balanced():
+                break
+            self.owner[pid] = taker
+            self.size[giver] -= 1
+            self.size[taker] += 1
+            moved += 1
+        return moved
+
+
+class _LoadWalk:
+    """Kafka's ``MemberAssignmentBalancer``: walks a topic's subscribers, sorted by
+    load, from both ends. The least loaded are served round-robin over a block
+    that grows as its level rises; the most loaded give, round-robin from the top,
+    over a block that grows as its level falls. Members with nothing left to give
+    are excluded. Balanced once the two levels are within one."""
+
+    def __init__(self, members: np.ndarray, size: np.ndarray) -> None:
+        self.members = members.tolist()
+        self.size = size
+        n = len(self.members)
+        self.least_end, self.least_level, self.next_least_at = 0, int(size[self.members[0]]) - 1, 0
+        self.most_start = self.most_end = n
+        self.most_level = int(size[self.members[-1]]) + 1
+        self.next_most_at = n - 1
+
+    def next_least(self) -> int:
+        m, size = self.members, self.size
+        if self.next_least_at >= self.least_end:
+            self.least_level += 1
+            while self.least_end < len(m) and size[m[self.least_end]] == self.least_level:
+                self.least_end += 1
+            self.next_least_at = 0
+        member = m[self.next_least_at]
+        self.next_least_at += 1
+        return member
+
+    def next_most(self) -> int:
+        m, size = self.members, self.size
+        if self.next_most_at < self.most_start:
+            if self.most_end <= self.most_start and self.most_start > 0:
+                self.most_level = int(size[m[self.most_start - 1]])
+            else:
+                self.most_level -= 1
+            while self.most_start > 0 and size[m[self.most_start - 1]] == self.most_level:
+                self.most_start -= 1
+            self.next_most_at = self.most_end - 1
+        if self.next_most_at < 0:
+            return -1
+        member = m[self.next_most_at]
+        self.next_most_at -= 1
+        return member
+
+    def exclude_most(self) -> None:
+        i, j = self.next_most_at + 1, self.most_end - 1
+        self.members[i], self.members[j] = self.members[j], self.members[i]
+        self.most_end -= 1
+
+    def balanced(self) -> bool:
+        return self.most_level - self.least_level <= 1

@@ -1,0 +1,72 @@
+"""Unit tests of the sticky builders' moving parts."""
+
+import random
+
+import numpy as np
+
+from spark_assign.core import Member, assign
+from spark_assign.core.sticky_general import _pid_ranges, _water_fill
+
+
+def _greedy(counts, k):
+    counts, picks = list(counts), []
+    for _ in range(k):
+        j = min(range(len(counts)), key=lambda i: (counts[i], i))
+        picks.append(j)
+        counts[j] += 1
+    return picks
+
+
+def test_water_fill_equals_one_at_a_time_least_loaded():
+    rng = random.Random(7)
+    for _ in range(2000):
+        counts = np.array([rng.randint(0, 8) for _ in range(rng.randint(1, 15))])
+        k = rng.randint(1, 40)
+        assert _water_fill(counts, k).tolist() == _greedy(counts, k)
+
+
+def test_pid_ranges_concatenates_topic_ranges():
+    offsets = np.array([0, 3, 3, 7, 9])
+    assert _pid_ranges(offsets, np.array([2, 0, 3])).tolist() == [3, 4, 5, 6, 0, 1, 2, 7, 8]
+    assert _pid_ranges(offsets, np.array([], dtype=np.int64)).tolist() == []
+
+
+def test_member_keeping_max_quota_follows_java_hashmap_order():
+    # Kafka's testMaxQuotaConsumerMoreThanNumExpectedMaxCapacityMembers: Java iterates
+    # consumer3, consumer2, consumer1, so consumer2 keeps the one max-quota slot.
+    t = ["topic1", "topic2"]
+    members = [Member("consumer1", t, [("topic1", 0), ("topic2", 0)], 1),
+               Member("consumer2", t, [("topic1", 1), ("topic2", 1)], 1),
+               Member("consumer3", t, [], 1)]
+    r = assign(members, {"topic1": 2, "topic2": 2}, "sticky")
+    assert r.assignment == {"consumer1": [("topic1", 0)], "consumer2": [("topic1", 1), ("topic2", 1)],
+                            "consumer3": [("topic2", 0)]}
+    coop = assign(members, {"topic1": 2, "topic2": 2}, "cooperative-sticky")
+    assert coop.assignment["consumer3"] == [] and coop.revoked["consumer1"] == [("topic2", 0)]
+    assert coop.status_names() == ["kept", "kept", "revoked", "kept"]
+
+
+def test_kept_partitions_come_first_in_member_lists():
+    members = [Member("a", ["t"], [("t", 3), ("t", 1)], 1), Member("b", ["t"], [], 1)]
+    r = assign(members, {"t": 6}, "sticky")
+    assert r.assignment["a"][:2] == [("t", 1), ("t", 3)]
+
+
+def test_cooperative_withholds_a_validly_owned_partition_even_from_a_stale_claimant():
+    # m0 (generation 2) owns t0-0 but left the topic; m1 holds a stale claim on it.
+    # Kafka's general path would hand it to m1 in the same round; we withhold it.
+    members = [Member("m0", topics=[], owned=[("t0", 0)], generation=2),
+               Member("m1", topics=["t0"], owned=[("t0", 0)], generation=None)]
+    r = assign(members, {"t0": 1}, "cooperative-sticky")
+    assert r.assignment == {"m0": [], "m1": []} and r.status_names() == ["revoked"]
+    follow = [Member("m0", topics=[], generation=3), Member("m1", topics=["t0"], generation=3)]
+    assert assign(follow, {"t0": 1}, "cooperative-sticky").assignment == {"m0": [], "m1": [("t0", 0)]}
+
+
+def test_doubly_claimed_partition_in_one_generation_is_unowned():
+    members = [Member("a", ["t"], [("t", 0), ("t", 1)], 1), Member("b", ["t"], [("t", 0), ("t", 2)], 1),
+               Member("c", ["t"], [], 1)]
+    r = assign(members, {"t": 3}, "cooperative-sticky")
+    # Kafka's testPartitionsTransferringOwnershipIncludeThePartitionClaimedByMultipleConsumersInSameGeneration
+    assert r.assignment == {"a": [("t", 1)], "b": [("t", 2)], "c": []}
+    assert r.status_names()[0] == "revoked" and r.previous_owner[0] == -1
