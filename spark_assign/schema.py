@@ -1,0 +1,43 @@
+"""Column names and types shared by the DataFrame method, SQL, the state table and reports.
+
+Kept free of Spark and Arrow imports: the Spark layer turns these into
+``StructType`` and Arrow schemas.
+"""
+
+from __future__ import annotations
+
+from typing import List, Tuple
+
+__all__ = ["SUBSCRIPTION_COLUMNS", "RESULT_COLUMNS", "STATE_COLUMNS", "STATUSES"]
+
+#: Subscription rows (CONTRACT section 3): (name, type, required).
+SUBSCRIPTION_COLUMNS: List[Tuple[str, str, bool]] = [
+    ("group_id", "string", False),
+    ("member_id", "string", True),
+    ("topic", "string", True),
+    ("group_instance_id", "string", False),
+    ("rack", "string", False),
+    ("owned_partitions", "array<int>", False),
+    ("generation", "int", False),
+]
+
+#: Result rows of assign_partitions: one per partition of every subscribed topic.
+RESULT_COLUMNS: List[Tuple[str, str]] = [
+    ("group_id", "string"),
+    ("generation", "int"),
+    ("member_id", "string"),            # null while a cooperative transfer is pending
+    ("topic", "string"),
+    ("partition", "int"),
+    ("previous_member_id", "string"),
+    ("status", "string"),               # one of STATUSES
+]
+
+#: Rows of the Delta state table: the result columns plus bookkeeping.
+STATE_COLUMNS: List[Tuple[str, str]] = RESULT_COLUMNS + [
+    ("strategy", "string"),
+    ("group_instance_id", "string"),
+    ("committed_at", "timestamp"),      # UTC
+    ("input_fingerprint", "string"),    # of the group's inputs, for incremental rebalances
+]
+
+STATUSES = ("new", "kept", "moved", "revoked", "assigned")
