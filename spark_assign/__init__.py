@@ -1,6 +1,10 @@
 """spark-assign: Kafka's partition assignment strategies for Spark.
 
+``import spark_assign`` adds :func:`~spark_assign.spark.dataframe.assign_partitions`
+to every PySpark DataFrame (classic and Spark Connect).
+
 * :mod:`spark_assign.core` — the engine, one group at a time, pure Python + NumPy.
+* :mod:`spark_assign.spark` — the DataFrame method, SQL functions, local sessions.
 * :mod:`spark_assign.testing` — seeded input generators and invariant checks.
 """
 
@@ -14,6 +18,9 @@ from .errors import (
     StateTableError,
     UnknownStrategyError,
 )
+from .spark import assign_partitions, attach, local_session
+
+attach()
 
 __version__ = "0.1.0"
 
@@ -22,6 +29,8 @@ __all__ = [
     "errors",
     "Member",
     "assign",
+    "assign_partitions",
+    "local_session",
     "strategy_names",
     "SparkAssignError",
     "InvalidInputError",

@@ -1,0 +1,177 @@
+"""The report's figures: overview charts, the strategy comparison and sparklines.
+
+Each ``*_figure`` function returns an HTML ``<figure>`` holding a heading, a
+one-line explanation, a legend and the SVG chart (see :mod:`.svg`).
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import pandas as pd
+
+from .svg import Series, Stack, bar_chart, fmt, line_chart, tint
+
+__all__ = ["overview_figures", "compare_figure", "strategy_totals", "sparkline", "COMPARISONS"]
+
+Colours = Dict[str, str]
+
+
+def _values(m: pd.DataFrame, strategy: str, column: str) -> Dict[int, float]:
+    sub = m[m["strategy"] == strategy]
+    return {int(g): float(v) for g, v in zip(sub["generation"], sub[column])}
+
+
+def _chip(strategy: str, colour: str) -> str:
+    return f'<li><span class="swatch" style="background:{colour}"></span>{escape(strategy)}</li>'
+
+
+def _legend(colours: Colours, keys: Sequence[str] = ()) -> str:
+    items = [_chip(s, c) for s, c in colours.items()] + list(keys)
+    return f'<ul class="legend">{"".join(items)}</ul>'
+
+
+def _swatch_key(style: str, label: str) -> str:
+    grey = "#6b7280"
+    background = {
+        "solid": grey,
+        "tint": tint(grey),
+        "hatch": f"repeating-linear-gradient(45deg, {grey} 0 2px, {tint(grey, 0.7)} 2px 4px)",
+    }[style]
+    return f'<li><span class="swatch" style="background:{background}"></span>{escape(label)}</li>'
+
+
+def _line_key(style: str, label: str) -> str:
+    return f'<li><span class="line-key {style}" style="border-color:#6b7280"></span>{escape(label)}</li>'
+
+
+def _figure(fig_id: str, title: str, note: str, legend: str, svg: str) -> str:
+    return (f'<figure id="{fig_id}"><h3>{escape(title)}</h3><p class="note">{escape(note)}</p>'
+            f"{legend}{svg}</figure>")
+
+
+def overview_figures(m: pd.DataFrame, colours: Colours) -> List[str]:
+    """The four per-generation charts: moves, balance, members, groups rebalanced."""
+    gens = sorted(int(g) for g in m["generation"].unique())
+    strategies = list(colours)
+
+    def stacks(parts: Sequence[Tuple[str, str, str]]) -> List[Stack]:
+        return [Stack(s, colours[s], [Series(key, label, s, colours[s], _values(m, s, key), style)
+                                      for key, label, style in parts]) for s in strategies]
+
+    def lines(parts: Sequence[Tuple[str, str, str]]) -> List[Series]:
+        return [Series(key, label, s, colours[s], _values(m, s, key), style)
+                for s in strategies for key, label, style in parts]
+
+    moves = bar_chart(
+        "moves-chart", "Partitions changing hands per generation",
+        "Stacked bars per strategy: partitions moved, revoked (pending transfer) and assigned (transfer completed).",
+        gens, stacks([("moved", "moved", "solid"), ("revoked", "revoked (pending)", "hatch"),
+                      ("assigned", "assigned (transfer completed)", "tint")]),
+        y_label="Partitions")
+    balance = line_chart(
+        "balance-chart", "Balance spread per group",
+        "Max minus min partitions per member within a group: mean over groups and the worst group.",
+        gens, lines([("spread_mean", "mean spread", "solid"), ("spread_max", "worst spread", "dashed")]),
+        y_label="Partitions (max \u2212 min)")
+    members = line_chart(
+        "members-chart", "Members per group",
+        "Members present in each rebalanced group: mean and largest group.",
+        gens, lines([("members_mean", "mean members", "solid"), ("members_max", "most members", "dashed")]),
+        y_label="Members")
+    m = m.assign(groups_calm=m["groups_rebalanced"] - m["groups_with_moves"])
+    groups = bar_chart(
+        "groups-chart", "Groups rebalanced per generation",
+        "Stacked bars per strategy: groups with moved or revoked partitions, and groups without.",
+        gens, [Stack(s, colours[s], [
+            Series("groups_with_moves", "groups with moves", s, colours[s], _values(m, s, "groups_with_moves")),
+            Series("groups_calm", "groups without moves", s, colours[s], _values(m, s, "groups_calm"), "tint"),
+        ]) for s in strategies], y_label="Groups")
+    return [
+        _figure("moves-figure", "Partitions changing hands",
+                "Per generation. Cooperative strategies revoke first and assign a generation later.",
+                _legend(colours, [_swatch_key("solid", "moved"), _swatch_key("hatch", "revoked \u00b7 pending"),
+                                  _swatch_key("tint", "assigned \u00b7 transfer completed")]), moves),
+        _figure("balance-figure", "Balance spread",
+                "Max \u2212 min partitions per member of a group. 0 or 1 is perfectly balanced.",
+                _legend(colours, [_line_key("solid", "mean of groups"), _line_key("dashed", "worst group")]),
+                balance),
+        _figure("members-figure", "Members per group",
+                "Members present in the groups rebalanced in each generation.",
+                _legend(colours, [_line_key("solid", "mean"), _line_key("dashed", "largest group")]), members),
+        _figure("groups-figure", "Groups rebalanced",
+                "How many groups each generation touched, and how many of them moved partitions.",
+                _legend(colours, [_swatch_key("solid", "with moves"), _swatch_key("tint", "without moves")]),
+                groups),
+    ]
+
+
+#: (column of :func:`strategy_totals`, label, lower is better?)
+COMPARISONS: List[Tuple[str, str, bool]] = [
+    ("movement", "Partitions moved or revoked", True),
+    ("movement_per_rebalance", "Moved or revoked per rebalance", True),
+    ("assigned", "Transfers completed (assigned)", False),
+    ("spread_mean", "Mean balance spread", True),
+    ("spread_max", "Worst balance spread", True),
+    ("members_mean", "Mean members per group", False),
+    ("rebalances", "Group rebalances", False),
+]
+
+
+def strategy_totals(m: pd.DataFrame, gm: pd.DataFrame) -> pd.DataFrame:
+    """One row per strategy: totals over all generations, for the comparison."""
+    by = gm.groupby("strategy", sort=True)
+    out = by.agg(groups=("group_id", "nunique"), generations=("generation", "nunique"),
+                 rebalances=("group_id", "size"), moved=("moved", "sum"), revoked=("revoked", "sum"),
+                 assigned=("assigned", "sum"), spread_mean=("spread", "mean"), spread_max=("spread", "max"),
+                 members_mean=("members", "mean"))
+    out["movement"] = out["moved"] + out["revoked"]
+    out["movement_per_rebalance"] = out["movement"] / out["rebalances"]
+    return out
+
+
+def compare_figure(totals: pd.DataFrame, colours: Colours) -> str:
+    """Small multiples of horizontal bars: each figure on its own scale, strategies side by side."""
+    width, label_w, value_w, bar_h = 640, 200, 70, 16
+    k = len(totals)
+    block = 22 + k * (bar_h + 4) + 12
+    height = block * len(COMPARISONS)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="compare-chart" viewBox="0 0 {width} {height}" '
+           'role="img" aria-labelledby="compare-chart-title">',
+           '<title id="compare-chart-title">Strategies compared: totals over all generations</title>']
+    for b, (column, label, _) in enumerate(COMPARISONS):
+        y0 = b * block
+        top = max(float(totals[column].max()), 1e-9)
+        out.append(f'<text class="compare-label" x="0" y="{y0 + 15}" font-weight="600">{escape(label)}</text>')
+        for i, (strategy, value) in enumerate(totals[column].items()):
+            y = y0 + 22 + i * (bar_h + 4)
+            w = max((width - label_w - value_w) * float(value) / top, 1.5 if value > 0 else 0)
+            out.append(f'<text class="compare-value" x="{label_w - 8}" y="{y + 12}" text-anchor="end">'
+                       f'{escape(strategy)}</text>')
+            out.append(f'<rect class="bar" x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h}" rx="3" '
+                       f'fill="{colours[strategy]}" data-strategy="{escape(strategy)}" data-series="{column}" '
+                       f'data-value="{fmt(float(value), 4)}"><title>{escape(strategy)}: {escape(label)} '
+                       f'{fmt(float(value))}</title></rect>')
+            out.append(f'<text class="compare-value" x="{label_w + w + 6:.1f}" y="{y + 12}">'
+                       f'{fmt(float(value))}</text>')
+    out.append("</svg>")
+    return _figure("compare-figure", "Strategies side by side",
+                   "Totals over all generations; each row has its own scale.", _legend(colours), "\n".join(out))
+
+
+def sparkline(values: Sequence[Optional[float]], colour: str, label: str) -> str:
+    """A tiny bar chart of a group's movement per generation, for tables.
+
+    ``None`` marks a generation the group was not rebalanced in (no mark); 0 a
+    rebalance without movement (a grey tick).
+    """
+    n = max(1, len(values))
+    top = max(max((v for v in values if v is not None), default=0), 1)
+    w = 120 / n
+    bars = "".join(
+        f'<rect x="{i * w + w * 0.1:.2f}" y="{23 - 22 * v / top:.1f}" width="{max(w * 0.8, 0.5):.2f}" '
+        f'height="{max(22 * v / top, 1.2):.1f}" fill="{colour if v > 0 else "#b8bec8"}"/>'
+        for i, v in enumerate(values) if v is not None)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="spark" viewBox="0 0 120 24" role="img" '
+            f'preserveAspectRatio="none" aria-label="{escape(label)}">{bars}</svg>')

@@ -1,0 +1,230 @@
+"""``render_html``: one self-contained HTML file of a fleet's assignment history.
+
+The page needs no network: the stylesheet, the SVG charts and a few lines of
+vanilla JavaScript (sortable tables, a group filter) are inline. The output is
+well-formed XML as well as HTML5, so it can be checked with ``xml.etree``.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from datetime import datetime, timezone
+from html import escape
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import pandas as pd
+
+from ..errors import InvalidInputError
+from .charts import COMPARISONS, compare_figure, overview_figures, sparkline, strategy_totals
+from .data import KEY, load_rows
+from .metrics import (_fleet_summary, _group_metrics, _latest_assignment, _metrics_from_groups,
+                      _summary_from_groups)
+from .svg import fmt
+from .theme import CSS, SCRIPT, strategy_colours
+
+__all__ = ["render_html", "DEFAULT_TITLE"]
+
+DEFAULT_TITLE = "Consumer group assignments"
+_ASSIGNMENT_CHARS = 240
+
+
+def _time(value: Any) -> str:
+    if value is None or pd.isna(value):
+        return "\u2013"
+    return pd.Timestamp(value).tz_convert("UTC").strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _num(value: Any, digits: int = 2) -> str:
+    return f'<td class="num" data-sort="{float(value)!r}">{fmt(float(value), digits)}</td>'
+
+
+def _chip(strategy: str, colours: Dict[str, str]) -> str:
+    return (f'<span class="chip"><span class="swatch" style="background:{colours[strategy]}"></span>'
+            f"{escape(strategy)}</span>")
+
+
+def _anchor(strategy: str, group_id: str) -> str:
+    key = f"{strategy}\0{group_id}"
+    safe = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_" for c in key)
+    return f"group-{safe[:60]}-{zlib.crc32(key.encode('utf-8')):08x}"
+
+
+def _table(table_id: str, headers: Sequence[str], rows: List[str], numeric: Sequence[bool]) -> str:
+    head = "".join(f'<th scope="col" class="{"num" if n else "text"}">{escape(h)}</th>'
+                   for h, n in zip(headers, numeric))
+    return (f'<div class="table-wrap"><table class="sortable" id="{table_id}"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def _header(title: str, fleet: Dict[str, Any], colours: Dict[str, str]) -> str:
+    gens = fleet["generations"]
+    span = f"generation {gens[0]}" if len(gens) == 1 else f"generations {gens[0]}\u2013{gens[-1]}"
+    k = len(fleet["strategies"])
+    groups = f"{fmt(fleet['groups'])} consumer groups" + (f" under {k} strategies" if k > 1 else "")
+    if fleet["group_ids"] != fleet["groups"]:
+        groups += f" ({fmt(fleet['group_ids'])} distinct group ids)"
+    when = ""
+    if fleet["first_commit"] is not None:
+        first, last = _time(fleet["first_commit"]), _time(fleet["last_commit"])
+        when = f" \u00b7 committed {first}" + (f" to {last}" if last != first else "")
+    kpis = [("Strategies", len(fleet["strategies"])), ("Groups", fleet["groups"]),
+            ("Generations", len(gens)), ("Partitions now", fleet["partitions"]),
+            ("Members now", fleet["members"]), ("Partitions moved", fleet["moved"]),
+            ("Revoked (pending)", fleet["revoked"]), ("Transfers completed", fleet["assigned"])]
+    cards = "".join(f'<div class="kpi" data-kpi="{escape(label)}"><div class="value">{fmt(v)}</div>'
+                    f'<div class="label">{escape(label)}</div></div>' for label, v in kpis)
+    chips = "".join(f"<li>{_chip(s, colours)}</li>" for s in colours)
+    return (f'<header id="summary"><h1>{escape(title)}</h1>'
+            f'<p class="sub">{groups} \u00b7 {span}'
+            f' \u00b7 {fmt(fleet["rows"])} state rows{escape(when)}</p>'
+            f'<ul class="strategies">{chips}</ul><div class="kpis">{cards}</div></header>')
+
+
+def _comparison(totals: pd.DataFrame, colours: Dict[str, str]) -> str:
+    strategies = list(totals.index)
+    rows = []
+    for column, label, lower_better in COMPARISONS:
+        values = totals[column].astype(float)
+        best = values.min() if lower_better else None
+        cells = "".join(
+            f'<td class="num{" best" if best is not None and v == best and values.nunique() > 1 else ""}" '
+            f'data-sort="{v!r}">{fmt(v)}</td>' for v in values)
+        rows.append(f'<tr><th scope="row">{escape(label)}</th>{cells}</tr>')
+    head = "".join(f'<th scope="col" class="num">{_chip(s, colours)}</th>' for s in strategies)
+    table = (f'<div class="table-wrap"><table id="compare-table"><thead><tr><th scope="col">Figure</th>{head}'
+             f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+    return (f'<section id="compare"><h2>Strategies compared</h2><div class="charts">'
+            f'{compare_figure(totals, colours)}<div>{table}<p class="note">\u2605 marks the lowest movement '
+            f'and spread. Totals over every generation each strategy ran.</p></div></div></section>')
+
+
+def _groups(summary: pd.DataFrame, gm: pd.DataFrame, colours: Dict[str, str], top: int) -> str:
+    shown = summary.head(top)
+    gens = sorted(int(g) for g in gm["generation"].unique())
+    picked = gm.merge(shown[KEY], on=KEY)
+    history: Dict[tuple, Dict[int, float]] = {}
+    for s, g, gen, moved, revoked in zip(picked["strategy"], picked["group_id"], picked["generation"],
+                                         picked["moved"], picked["revoked"]):
+        history.setdefault((s, g), {})[int(gen)] = float(moved + revoked)
+    rows = []
+    for r in shown.itertuples(index=False):
+        mine = history.get((r.strategy, r.group_id), {})
+        spark = sparkline([mine.get(g) for g in gens], colours[r.strategy],
+                          f"partitions moved or revoked per generation in {r.group_id}")
+        rows.append(
+            f'<tr data-strategy="{escape(r.strategy)}" data-group="{escape(r.group_id)}">'
+            f'<td data-sort="{escape(r.strategy)}">{_chip(r.strategy, colours)}</td>'
+            f'<td><a href="#{_anchor(r.strategy, r.group_id)}" class="mono">{escape(r.group_id)}</a></td>'
+            + "".join(_num(getattr(r, c)) for c in ("generations", "members", "partitions", "spread",
+                                                      "worst_spread", "moved", "revoked", "assigned", "movement"))
+            + f'<td data-sort="{r.movement}">{spark}</td></tr>')
+    headers = ["Strategy", "Group", "Rebalances", "Members", "Partitions", "Spread", "Worst spread",
+               "Moved", "Revoked", "Assigned", "Movement", "History"]
+    numeric = [False, False] + [True] * 9 + [False]
+    note = (f"The {len(shown)} groups with the most partitions moved or revoked over all generations"
+            + (f", of {fmt(len(summary))}." if len(summary) > len(shown) else ".")
+            + " Movement = moved + revoked. Members, partitions and spread are those of the latest generation;"
+            " history shows movement per generation. Click a heading to sort.")
+    return (f'<section id="groups"><h2>Groups with the most movement</h2><p class="note">{escape(note)}</p>'
+            f'<div class="toolbar"><input id="group-filter" type="search" placeholder="Filter groups\u2026" '
+            f'aria-label="Filter groups"/></div>'
+            f'{_table("groups-table", headers, rows, numeric)}</section>')
+
+
+def _assignments(latest: pd.DataFrame, shown: pd.DataFrame, colours: Dict[str, str], max_members: int) -> str:
+    blocks = []
+    by_group = dict(tuple(latest.groupby(KEY, sort=False)))
+    for n, r in enumerate(shown.itertuples(index=False)):
+        members = by_group.get((r.strategy, r.group_id), latest.iloc[:0])
+        static = bool(members["group_instance_id"].notna().any())
+        rows = []
+        for a in members.head(max_members).itertuples(index=False):
+            text = a.assignment if len(a.assignment) <= _ASSIGNMENT_CHARS else a.assignment[:_ASSIGNMENT_CHARS] + " \u2026"
+            instance = f'<td class="mono">{escape(a.group_instance_id or "")}</td>' if static else ""
+            rows.append(f'<tr><td class="mono">{escape(a.member_id)}</td>{instance}'
+                        + "".join(_num(getattr(a, c)) for c in ("partitions", "kept", "moved", "new",
+                                                                  "assigned", "revoking"))
+                        + f'<td class="assignment">{escape(text)}</td></tr>')
+        more = len(members) - max_members
+        extra = f' <span class="note">(first {max_members} of {len(members)} members)</span>' if more > 0 else ""
+        gen = int(members["generation"].iloc[0]) if len(members) else r.last_generation
+        headers = ["Member"] + ["Instance id"] * static + ["Partitions", "Kept", "Moved in", "New",
+                                                             "Assigned", "Revoking", "Assignment"]
+        table = _table(f"members-{_anchor(r.strategy, r.group_id)}", headers, rows,
+                       [False] * (1 + static) + [True] * 6 + [False])
+        opened = ' open="open"' if n < 2 else ""
+        blocks.append(f'<details class="group" id="{_anchor(r.strategy, r.group_id)}"{opened}>'
+                      f'<summary>{_chip(r.strategy, colours)} <span class="mono">{escape(r.group_id)}</span>'
+                      f' \u00b7 generation {gen} \u00b7 {fmt(len(members))} members{extra}</summary>{table}</details>')
+    return (f'<section id="assignments"><h2>Latest assignment of these groups</h2><p class="note">Per member: '
+            f'partitions owned in the group\u2019s latest generation, how it got them, and partitions it is '
+            f'revoking (pending a cooperative transfer).</p>{"".join(blocks)}</section>')
+
+
+def _generations(m: pd.DataFrame, colours: Dict[str, str]) -> str:
+    cols = ["groups_rebalanced", "groups_with_moves", "partitions", "new", "kept", "moved", "revoked",
+            "assigned", "members_mean", "members_max", "spread_mean", "spread_max"]
+    rows = [f'<tr><td data-sort="{escape(r.strategy)}">{_chip(r.strategy, colours)}</td>{_num(r.generation)}'
+            + "".join(_num(getattr(r, c)) for c in cols) + "</tr>" for r in m.itertuples(index=False)]
+    headers = ["Strategy", "Generation", "Groups", "With moves", "Partitions", "New", "Kept", "Moved",
+               "Revoked", "Assigned", "Members (mean)", "Members (max)", "Spread (mean)", "Spread (worst)"]
+    return (f'<section id="generations"><details class="all"><summary>All figures per generation '
+            f'({len(m)} rows)</summary>{_table("generations-table", headers, rows, [False] + [True] * 13)}'
+            f"</details></section>")
+
+
+def _page(title: str, body: str) -> str:
+    from .. import __version__ as version  # late: the package imports Spark on first import
+
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return ("<!DOCTYPE html>\n"
+            '<html xmlns="http://www.w3.org/1999/xhtml" lang="en"><head><meta charset="utf-8"/>'
+            '<meta name="viewport" content="width=device-width, initial-scale=1"/>'
+            '<meta name="generator" content="spark-assign report"/>'
+            f"<title>{escape(title)}</title><style>/*<![CDATA[*/{CSS}/*]]>*/</style></head>"
+            f"<body><main>{body}<footer>Generated by spark-assign {escape(version)} on {stamp}. "
+            "Self-contained: charts are inline SVG, nothing is loaded from the network.</footer></main>"
+            f"<script>//<![CDATA[\n{SCRIPT}//]]></script></body></html>\n")
+
+
+def render_html(rows: Any, title: str = DEFAULT_TITLE, path: Optional[Union[str, "os.PathLike[str]"]] = None,
+                top: int = 25, max_members: int = 200) -> str:
+    """Render the report of state ``rows`` (pandas DataFrame or pyarrow Table) as one HTML page.
+
+    ``top`` groups (most partitions moved or revoked) get a row in the groups
+    table and their latest assignment, at most ``max_members`` members each.
+    Writes the page to ``path`` (UTF-8) when given, and returns it.
+    """
+    if not isinstance(title, str):
+        raise InvalidInputError(f"title must be a string, got {type(title).__name__}", column="title")
+    for name, value in (("top", top), ("max_members", max_members)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise InvalidInputError(f"{name} must be a positive integer, got {value!r}", column=name)
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise InvalidInputError(f"path must be a string or path, got {type(path).__name__}", column="path")
+    df = load_rows(rows)
+    if df.empty:
+        body = (f'<header id="summary"><h1>{escape(title)}</h1><p class="sub">No state rows.</p></header>'
+                '<div class="empty" id="no-data" role="status"><h2>No data</h2><p class="note">The state rows '
+                "are empty: no consumer group has been rebalanced yet, or the filter matched nothing.</p></div>")
+    else:
+        gm = _group_metrics(df)
+        m = _metrics_from_groups(gm)
+        summary = _summary_from_groups(gm)
+        colours = strategy_colours(df["strategy"].unique())
+        shown = summary.head(top)
+        latest = _latest_assignment(df, list(zip(shown["strategy"], shown["group_id"])))
+        parts = [_header(title, _fleet_summary(df, gm, summary), colours),
+                 '<section id="overview"><h2>Generation by generation</h2><div class="charts">'
+                 + "".join(overview_figures(m, colours)) + "</div></section>"]
+        if len(colours) > 1:
+            parts.append(_comparison(strategy_totals(m, gm), colours))
+        parts += [_groups(summary, gm, colours, top), _assignments(latest, shown, colours, max_members),
+                  _generations(m, colours)]
+        body = "".join(parts)
+    page = _page(title, body)
+    if path is not None:
+        Path(path).write_text(page, encoding="utf-8")
+    return page

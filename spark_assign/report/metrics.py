@@ -1,0 +1,236 @@
+"""Figures of an assignment history: per generation, per group, per member.
+
+All functions take state rows (see :mod:`spark_assign.report.data`) and return
+pandas DataFrames, vectorised so that a fleet of 10,000 groups is cheap.
+
+Definitions
+-----------
+* A **group** is a ``(strategy, group_id)`` pair: a simulation may run the
+  same fleet under several strategies.
+* Status counts (``new``, ``kept``, ``moved``, ``revoked``, ``assigned``) count
+  partition rows. ``revoked`` partitions are pending a cooperative transfer
+  (no owner this generation); ``assigned`` ones complete such a transfer.
+* **Members present** in a generation are the owners of its rows plus the
+  members revoking a partition in it (they are still in the group, and may
+  own nothing else). A member owning no partition at all leaves no row in the
+  state table, so it cannot be counted.
+* The **spread** of a group is ``max - min`` partitions per member present
+  (0 for a group without members).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterable, List, Optional
+
+import pandas as pd
+
+from ..errors import InvalidInputError
+from ..schema import STATUSES
+from .data import KEY, load_rows
+
+__all__ = [
+    "metrics",
+    "group_metrics",
+    "group_summary",
+    "latest_assignment",
+    "fleet_summary",
+    "format_partitions",
+]
+
+_GEN_KEY = KEY + ["generation"]
+_STATUS = list(STATUSES)
+
+GROUP_METRIC_COLUMNS = _GEN_KEY + ["partitions", *_STATUS, "members", "min_partitions",
+                                   "max_partitions", "spread", "committed_at"]
+METRIC_COLUMNS = ["strategy", "generation", "groups_rebalanced", "groups_with_moves", "partitions",
+                  *_STATUS, "members_mean", "members_max", "spread_mean", "spread_max", "committed_at"]
+SUMMARY_COLUMNS = KEY + ["generations", "first_generation", "last_generation", "movement", "moved",
+                         "revoked", "assigned", "new", "partitions", "members", "spread", "worst_spread"]
+ASSIGNMENT_COLUMNS = _GEN_KEY + ["member_id", "group_instance_id", "partitions", "kept", "moved",
+                                 "new", "assigned", "revoking", "assignment"]
+
+
+def _group_metrics(df: pd.DataFrame) -> pd.DataFrame:
+    if df.empty:
+        return pd.DataFrame({c: pd.Series(dtype="object") for c in GROUP_METRIC_COLUMNS})
+    parts = df.groupby(_GEN_KEY, sort=True).size().rename("partitions")
+    counts = (df.groupby(_GEN_KEY + ["status"]).size().unstack("status", fill_value=0)
+              .reindex(columns=_STATUS, fill_value=0))
+    owned = df[df["member_id"].notna()].groupby(_GEN_KEY + ["member_id"]).size()
+    revoking = df.loc[(df["status"] == "revoked") & df["previous_member_id"].notna(),
+                      _GEN_KEY + ["previous_member_id"]].drop_duplicates()
+    revokers = pd.MultiIndex.from_frame(revoking, names=_GEN_KEY + ["member_id"])
+    idle = revokers.difference(owned.index)
+    if len(idle):
+        owned = pd.concat([owned, pd.Series(0, index=idle, dtype="int64")])
+    per_member = owned.groupby(level=_GEN_KEY).agg(["size", "min", "max"])
+    per_member.columns = ["members", "min_partitions", "max_partitions"]
+    out = pd.concat([parts, counts, per_member], axis=1)
+    for col in ("members", "min_partitions", "max_partitions"):
+        out[col] = out[col].fillna(0).astype("int64")
+    out["spread"] = out["max_partitions"] - out["min_partitions"]
+    out["committed_at"] = df.groupby(_GEN_KEY)["committed_at"].max()
+    out = out.reset_index()
+    return out[GROUP_METRIC_COLUMNS]
+
+
+def group_metrics(rows: Any) -> pd.DataFrame:
+    """One row per (strategy, group_id, generation): partitions, status counts, members, spread."""
+    return _group_metrics(load_rows(rows))
+
+
+def _metrics_from_groups(gm: pd.DataFrame) -> pd.DataFrame:
+    if gm.empty:
+        return pd.DataFrame({c: pd.Series(dtype="object") for c in METRIC_COLUMNS})
+    gm = gm.assign(_moving=(gm["moved"] + gm["revoked"] > 0).astype("int64"))
+    by = gm.groupby(["strategy", "generation"], sort=True)
+    out = by.agg(
+        groups_rebalanced=("group_id", "size"),
+        groups_with_moves=("_moving", "sum"),
+        partitions=("partitions", "sum"),
+        **{s: (s, "sum") for s in _STATUS},
+        members_mean=("members", "mean"),
+        members_max=("members", "max"),
+        spread_mean=("spread", "mean"),
+        spread_max=("spread", "max"),
+        committed_at=("committed_at", "max"),
+    ).reset_index()
+    return out[METRIC_COLUMNS]
+
+
+def metrics(rows: Any) -> pd.DataFrame:
+    """One row per (strategy, generation), sorted by both.
+
+    Columns: ``groups_rebalanced`` (groups with rows in the generation),
+    ``groups_with_moves`` (of those, groups with a moved or revoked partition),
+    ``partitions`` and the status counts ``new``, ``kept``, ``moved``,
+    ``revoked`` (pending transfers), ``assigned`` (completed transfers), then
+    members per group (``members_mean``, ``members_max``), the balance spread
+    per group (``spread_mean``, worst: ``spread_max``) and the latest
+    ``committed_at``.
+    """
+    return _metrics_from_groups(_group_metrics(load_rows(rows)))
+
+
+def _summary_from_groups(gm: pd.DataFrame) -> pd.DataFrame:
+    if gm.empty:
+        return pd.DataFrame({c: pd.Series(dtype="object") for c in SUMMARY_COLUMNS})
+    by = gm.groupby(KEY, sort=True)
+    out = by.agg(
+        generations=("generation", "size"),
+        first_generation=("generation", "min"),
+        last_generation=("generation", "max"),
+        moved=("moved", "sum"),
+        revoked=("revoked", "sum"),
+        assigned=("assigned", "sum"),
+        new=("new", "sum"),
+        worst_spread=("spread", "max"),
+    )
+    last = gm.sort_values("generation").groupby(KEY).tail(1).set_index(KEY)
+    out = out.join(last[["partitions", "members", "spread"]])
+    out["movement"] = out["moved"] + out["revoked"]
+    out = out.reset_index().sort_values(["movement", "strategy", "group_id"],
+                                        ascending=[False, True, True], kind="stable")
+    return out[SUMMARY_COLUMNS].reset_index(drop=True)
+
+
+def group_summary(rows: Any, top: Optional[int] = None) -> pd.DataFrame:
+    """One row per group, most movement (``moved + revoked`` over all generations) first.
+
+    ``partitions``, ``members`` and ``spread`` are those of the group's latest
+    generation; ``worst_spread`` is the largest over its history. ``top``
+    keeps the first ``top`` rows.
+    """
+    if top is not None and (not isinstance(top, int) or isinstance(top, bool) or top < 0):
+        raise InvalidInputError(f"top must be a non-negative integer, got {top!r}", column="top")
+    out = _summary_from_groups(_group_metrics(load_rows(rows)))
+    return out if top is None else out.head(top).reset_index(drop=True)
+
+
+def _ranges(numbers: Iterable[int]) -> str:
+    spans: List[str] = []
+    ordered = sorted(numbers)
+    start = prev = None
+    for n in ordered + [None]:
+        if prev is not None and n == prev + 1:
+            prev = n
+            continue
+        if start is not None:
+            spans.append(str(start) if start == prev else f"{start}-{prev}")
+        start = prev = n
+    return ", ".join(spans)
+
+
+def format_partitions(pairs: Iterable[tuple]) -> str:
+    """``[("t0", 0), ("t0", 1), ("t0", 2), ("t1", 5)]`` -> ``"t0 0-2; t1 5"``."""
+    by_topic: Dict[str, List[int]] = {}
+    for topic, partition in pairs:
+        by_topic.setdefault(str(topic), []).append(int(partition))
+    return "; ".join(f"{t} {_ranges(ps)}" for t, ps in sorted(by_topic.items()))
+
+
+def latest_assignment(rows: Any, groups: Optional[Iterable[tuple]] = None) -> pd.DataFrame:
+    """Each member of each group's latest generation: what it owns and how it got it.
+
+    ``groups`` optionally restricts the answer to ``(strategy, group_id)`` pairs.
+    Columns: ``partitions`` owned, how many of them were ``kept`` / ``moved`` to
+    it / ``new`` / ``assigned`` (completed transfers), ``revoking`` (partitions it
+    gives up, pending), and ``assignment``, its partitions as ``"t0 0-2; t1 5"``.
+    """
+    return _latest_assignment(load_rows(rows), groups)
+
+
+def _latest_assignment(df: pd.DataFrame, groups: Optional[Iterable[tuple]] = None) -> pd.DataFrame:
+    if groups is not None:
+        pairs = [tuple(g) if isinstance(g, (tuple, list)) else (g,) for g in groups]
+        bad = [g for g in pairs if len(g) != 2]
+        if bad:
+            raise InvalidInputError("groups must be (strategy, group_id) pairs", column="groups", rows=bad)
+        wanted = pd.DataFrame(pairs, columns=KEY, dtype=object).drop_duplicates()
+        df = df.merge(wanted, on=KEY) if len(wanted) else df.iloc[:0]
+    if df.empty:
+        return pd.DataFrame({c: pd.Series(dtype="object") for c in ASSIGNMENT_COLUMNS})
+    last = df.groupby(KEY)["generation"].transform("max")
+    df = df[df["generation"] == last]
+    owner = df["member_id"].where(df["member_id"].notna(), df["previous_member_id"])
+    df = df.assign(_member=owner)[owner.notna()]
+    keys = _GEN_KEY + ["_member"]
+    mine = df["member_id"].notna()
+    counts = (df[mine].groupby(keys + ["status"]).size().unstack("status", fill_value=0)
+              .reindex(columns=["kept", "moved", "new", "assigned"], fill_value=0))
+    revoking = df[~mine].groupby(keys).size().rename("revoking")
+    out = pd.concat([counts, revoking], axis=1).fillna(0).astype("int64")
+    out["partitions"] = out[["kept", "moved", "new", "assigned"]].sum(axis=1)
+    owned = df[mine].sort_values(["topic", "partition"])
+    lists = owned.groupby(keys).apply(lambda g: format_partitions(zip(g["topic"], g["partition"])),
+                                      include_groups=False)
+    out["assignment"] = lists.reindex(out.index).fillna("")
+    out["group_instance_id"] = df.groupby(keys)["group_instance_id"].first().reindex(out.index)
+    out = out.reset_index().rename(columns={"_member": "member_id"})
+    out = out.sort_values(KEY + ["member_id"], kind="stable").reset_index(drop=True)
+    return out[ASSIGNMENT_COLUMNS]
+
+
+def fleet_summary(rows: Any) -> Dict[str, Any]:
+    """Headline figures: strategies, groups, generations, partitions and members now, totals."""
+    df = load_rows(rows)
+    gm = _group_metrics(df)
+    return _fleet_summary(df, gm, _summary_from_groups(gm))
+
+
+def _fleet_summary(df: pd.DataFrame, gm: pd.DataFrame, summary: pd.DataFrame) -> Dict[str, Any]:
+    times = df["committed_at"].dropna()
+    return {
+        "rows": int(len(df)),
+        "strategies": sorted(df["strategy"].unique().tolist()),
+        "groups": int(len(summary)),
+        "group_ids": int(df["group_id"].nunique()),
+        "generations": sorted(int(g) for g in df["generation"].unique()),
+        "partitions": int(summary["partitions"].sum()) if len(summary) else 0,
+        "members": int(summary["members"].sum()) if len(summary) else 0,
+        "moved": int(gm["moved"].sum()) if len(gm) else 0,
+        "revoked": int(gm["revoked"].sum()) if len(gm) else 0,
+        "assigned": int(gm["assigned"].sum()) if len(gm) else 0,
+        "first_commit": times.min() if len(times) else None,
+        "last_commit": times.max() if len(times) else None,
+    }

@@ -1,0 +1,113 @@
+"""``DataFrame.assign_partitions``: Kafka's assignment strategies for a fleet of groups.
+
+A plain module-level function, attached to ``pyspark.sql.DataFrame`` (the
+common base class of classic and Spark Connect DataFrames in Spark 4), built
+on the DataFrame API only, so one definition serves both.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional, Union
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from ..core import get_strategy
+from ..errors import InvalidInputError
+from .inputs import previous_frame, subscription_columns, topics_frame
+from .wire import RESULT_DDL, build_wire
+
+__all__ = ["assign_partitions", "attach"]
+
+
+def assign_partitions(
+    self: DataFrame,
+    strategy: str = "cooperative-sticky",
+    topics: Union[Mapping[str, int], DataFrame, None] = None,
+    previous: Any = None,
+    num_partitions: Optional[int] = None,
+) -> DataFrame:
+    """Assign the partitions of each consumer group, as Kafka's ``strategy`` would.
+
+    Called on a subscriptions DataFrame: one row per member and subscribed
+    topic (``group_id``, ``member_id``, ``topic``, and optionally
+    ``group_instance_id``, ``rack``, ``owned_partitions``, ``generation``).
+    Each group is assigned independently, in one Spark pass.
+
+    Example::
+
+        import spark_assign   # adds DataFrame.assign_partitions
+
+        subs = spark.createDataFrame(
+            [("g1", "c1", "orders"), ("g1", "c2", "orders")],
+            "group_id string, member_id string, topic string")
+        result = subs.assign_partitions("range", topics={"orders": 3})
+        result.show()   # one row per partition: group_id, generation, member_id, topic,
+                        # partition, previous_member_id, status
+
+    Parameters
+    ----------
+    strategy:
+        ``range``, ``roundrobin``, ``sticky``, ``cooperative-sticky``,
+        ``uniform`` or ``server-range`` (see ``spark_assign.core.strategy_names()``).
+    topics:
+        Topic metadata: a dict ``{topic: partition count}`` or a DataFrame
+        ``(topic, num_partitions)``, optionally with ``replica_racks``
+        (``array<array<string>>``, the racks of each partition's replicas) and
+        ``group_id`` (metadata per group). Subscribed topics missing from it
+        get no partitions.
+    previous:
+        Earlier generations: None, a DataFrame ``(group_id, generation,
+        member_id, topic, partition)``, a table name, a Delta table path, or an
+        :class:`~spark_assign.AssignmentTable`. A group's latest generation is
+        what its members own, unless a member's rows carry ``owned_partitions``.
+    num_partitions:
+        Spark partitions for the pass (default: ``spark.sql.shuffle.partitions``).
+
+    Returns
+    -------
+    DataFrame
+        One row per partition of every subscribed topic of every group:
+        ``group_id``, ``generation`` (the new one), ``member_id`` (null while a
+        cooperative transfer is pending), ``topic``, ``partition``,
+        ``previous_member_id``, ``status`` (``new``, ``kept``, ``moved``,
+        ``revoked``, ``assigned``).
+
+    Raises
+    ------
+    UnknownStrategyError, SchemaError, InvalidInputError
+        Before any job for schema and argument problems. Data problems (null
+        member ids, duplicate rows, negative counts...) fail the job with an
+        error naming the group, column and rows.
+    """
+    chosen = get_strategy(strategy)
+    if topics is None:
+        raise InvalidInputError("topics is required: a dict {topic: partitions} or a DataFrame",
+                                column="topics")
+    if num_partitions is not None and (isinstance(num_partitions, bool) or not isinstance(num_partitions, int)
+                                       or num_partitions < 1):
+        raise InvalidInputError(f"num_partitions must be a positive integer, got {num_partitions!r}",
+                                column="num_partitions")
+    spark = self.sparkSession
+    columns, has_group = subscription_columns(self)
+    if not has_group:
+        columns["group_id"] = F.lit(None).cast("string")
+    topic_df = topics_frame(spark, topics)
+    prev_df = previous_frame(spark, previous)
+    wire = build_wire(self, columns, topic_df, prev_df, with_racks=chosen.rack_aware)
+    n = num_partitions or int(spark.conf.get("spark.sql.shuffle.partitions"))
+    name = chosen.name
+
+    def run(batches):
+        from spark_assign.spark.worker import assign_batches
+
+        return assign_batches(batches, name, group_column=has_group)
+
+    return (wire.repartition(n, "group_id")
+                .sortWithinPartitions("group_id", "kind")
+                .mapInArrow(run, RESULT_DDL))
+
+
+def attach() -> None:
+    """Add :func:`assign_partitions` to ``pyspark.sql.DataFrame`` (classic and Connect)."""
+    DataFrame.assign_partitions = assign_partitions  # type: ignore[attr-defined]

@@ -1,0 +1,134 @@
+"""Checking and normalizing the DataFrame method's inputs, before any Spark job runs.
+
+Schema problems (missing or mistyped columns, a bad ``topics`` dict, an unknown
+strategy) are found here from DataFrame schemas alone; data problems (nulls,
+duplicates, negative counts) are found per group inside the job.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from ..errors import InvalidInputError, SchemaError
+
+__all__ = ["subscription_columns", "topics_frame", "previous_frame", "check_columns"]
+
+_INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
+
+
+def _type_ok(dtype: T.DataType, expected: str) -> bool:
+    if expected == "string":
+        return isinstance(dtype, T.StringType)
+    if expected == "int":
+        return isinstance(dtype, _INTEGRAL)
+    if expected == "array<int>":
+        return isinstance(dtype, T.ArrayType) and isinstance(dtype.elementType, _INTEGRAL)
+    if expected == "array<array<string>>":
+        return (isinstance(dtype, T.ArrayType) and isinstance(dtype.elementType, T.ArrayType)
+                and isinstance(dtype.elementType.elementType, T.StringType))
+    raise ValueError(expected)
+
+
+def check_columns(df: DataFrame, what: str, columns: List[Tuple[str, str, bool]]) -> Dict[str, T.DataType]:
+    """Check that ``df`` has the required columns with acceptable types.
+
+    ``columns`` lists ``(name, type, required)``. Returns the present ones' types.
+    Raises :class:`SchemaError` naming the column, the expected and the actual type.
+    """
+    fields = {f.name: f.dataType for f in df.schema.fields}
+    present: Dict[str, T.DataType] = {}
+    for name, expected, required in columns:
+        if name not in fields:
+            if required:
+                raise SchemaError(
+                    f"{what} lacks the required column '{name}' ({expected}); it has: {', '.join(fields)}")
+            continue
+        if not _type_ok(fields[name], expected):
+            raise SchemaError(
+                f"{what} column '{name}' must be {expected}, got {fields[name].simpleString()}")
+        present[name] = fields[name]
+    return present
+
+
+def subscription_columns(df: DataFrame) -> Tuple[Dict[str, Column], bool]:
+    """The subscription columns of ``df``, cast to the wire types (missing optional ones null).
+
+    Returns ``(columns, has_group_id)``.
+    """
+    from ..schema import SUBSCRIPTION_COLUMNS
+
+    present = check_columns(df, "subscriptions", SUBSCRIPTION_COLUMNS)
+    cols: Dict[str, Column] = {}
+    for name, kind, _ in SUBSCRIPTION_COLUMNS:
+        if name in present:
+            spark_type = {"string": "string", "int": "int", "array<int>": "array<int>"}[kind]
+            cols[name] = F.col(name).cast(spark_type)
+        else:
+            cols[name] = F.lit(None).cast({"array<int>": "array<int>"}.get(kind, kind))
+    return cols, "group_id" in present
+
+
+def topics_frame(spark, topics: Any) -> DataFrame:
+    """``topics`` (a dict or a DataFrame) as a DataFrame ``(topic, num_partitions[, replica_racks][, group_id])``.
+
+    A dict is checked here, before any job: topic names must be non-empty
+    strings and counts non-negative integers.
+    """
+    if isinstance(topics, Mapping):
+        rows = []
+        bad = []
+        for name, count in topics.items():
+            if not isinstance(name, str) or not name:
+                bad.append(("null or empty topic", "topic", name))
+            elif isinstance(count, bool) or not isinstance(count, int) or count < 0:
+                bad.append(("partition count must be a non-negative integer", "num_partitions", (name, count)))
+            else:
+                rows.append((name, count))
+        if bad:
+            problem, column, _ = bad[0]
+            raise InvalidInputError(problem, column=column, rows=[b[2] for b in bad if b[0] == problem])
+        schema = "topic string, num_partitions int"
+        return spark.createDataFrame(rows, schema) if rows else spark.createDataFrame([], schema)
+    if isinstance(topics, DataFrame):
+        present = check_columns(topics, "topics", [
+            ("topic", "string", True), ("num_partitions", "int", True),
+            ("replica_racks", "array<array<string>>", False), ("group_id", "string", False)])
+        cols = [F.col("topic"), F.col("num_partitions").cast("int").alias("num_partitions")]
+        if "replica_racks" in present:
+            cols.append(F.col("replica_racks"))
+        if "group_id" in present:
+            cols.append(F.col("group_id"))
+        return topics.select(*cols)
+    raise InvalidInputError(
+        f"topics must be a dict {{topic: partition count}} or a DataFrame (topic, num_partitions), "
+        f"got {type(topics).__name__}", column="topics")
+
+
+PREVIOUS_COLUMNS = [
+    ("group_id", "string", False), ("generation", "int", True), ("member_id", "string", True),
+    ("topic", "string", True), ("partition", "int", True), ("status", "string", False),
+    ("group_instance_id", "string", False),
+]
+
+
+def previous_frame(spark, previous: Any) -> Optional[DataFrame]:
+    """``previous`` (None, a DataFrame, a table name, a Delta path or an AssignmentTable) as a DataFrame."""
+    if previous is None:
+        return None
+    latest = getattr(previous, "latest", None)
+    if callable(latest) and not isinstance(previous, DataFrame):
+        previous = latest()                       # an AssignmentTable
+    elif isinstance(previous, str):
+        from ..state import read_table
+
+        previous = read_table(spark, previous)
+    if not isinstance(previous, DataFrame):
+        raise InvalidInputError(
+            "previous must be None, a DataFrame, a table name, a Delta path or an AssignmentTable, "
+            f"got {type(previous).__name__}", column="previous")
+    check_columns(previous, "previous", PREVIOUS_COLUMNS)
+    return previous

@@ -1,0 +1,106 @@
+"""The one pass: subscriptions, topic metadata and previous generations, per group.
+
+All inputs of a group travel together as rows of one "wire" DataFrame:
+
+* kind 0, subscriptions: one row per member and topic, with the topic's
+  partition count joined from the metadata (null for unknown topics);
+* kind 1, previous rows: one row per partition of earlier generations (the
+  worker keeps the latest generation of the group);
+* kind 2, replica racks: one row per subscribed topic of the group whose
+  metadata has ``replica_racks`` (rack-aware strategies only).
+
+The wire is hash-partitioned and sorted by group, then ``mapInArrow`` runs
+:func:`.worker.assign_batches` over it: one shuffle, Arrow end to end, the
+engine called once per group, nothing collected to the driver.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+import pyarrow as pa
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from ..schema import RESULT_COLUMNS
+
+__all__ = ["KIND_SUBSCRIPTION", "KIND_PREVIOUS", "KIND_RACKS", "WIRE_DDL", "RESULT_DDL",
+           "result_arrow_schema", "build_wire"]
+
+KIND_SUBSCRIPTION, KIND_PREVIOUS, KIND_RACKS = 0, 1, 2
+
+#: The wire's columns, in order (group_id first: the worker finds groups by it).
+WIRE_COLUMNS = [
+    ("group_id", "string"),
+    ("kind", "tinyint"),
+    ("member_id", "string"),
+    ("topic", "string"),
+    ("group_instance_id", "string"),
+    ("rack", "string"),
+    ("owned_partitions", "array<int>"),
+    ("generation", "int"),
+    ("num_partitions", "int"),
+    ("partition", "int"),
+    ("status", "string"),
+    ("replica_racks", "array<array<string>>"),
+    ("metadata_rows", "int"),          # rows the topic has in the metadata (1 unless duplicated)
+]
+WIRE_DDL = ", ".join(f"{n} {t}" for n, t in WIRE_COLUMNS)
+RESULT_DDL = ", ".join(f"`{n}` {t}" for n, t in RESULT_COLUMNS)
+
+
+def result_arrow_schema() -> pa.Schema:
+    """The result's Arrow schema (same columns as ``RESULT_DDL``)."""
+    types = {"string": pa.string(), "int": pa.int32()}
+    return pa.schema([pa.field(n, types[t]) for n, t in RESULT_COLUMNS])
+
+
+def _select(df: DataFrame, values: Dict[str, Column]) -> DataFrame:
+    """``df`` projected to the wire columns; missing ones are typed nulls."""
+    return df.select(*[
+        (values[name] if name in values else F.lit(None)).cast(kind).alias(name)
+        for name, kind in WIRE_COLUMNS
+    ])
+
+
+def build_wire(
+    subscriptions: DataFrame,
+    columns: Dict[str, Column],
+    topics: DataFrame,
+    previous: Optional[DataFrame],
+    with_racks: bool,
+) -> DataFrame:
+    """The wire DataFrame for one ``assign_partitions`` call (see the module docstring)."""
+    per_group_topics = "group_id" in topics.columns
+    keys = ["group_id", "topic"] if per_group_topics else ["topic"]
+    subs = subscriptions.select(*[c.alias(n) for n, c in columns.items()])
+    # One metadata row per topic: a duplicated topic is reported by the worker, not joined twice.
+    counts = topics.groupBy(*keys).agg(F.min("num_partitions").alias("_num_partitions"),
+                                       F.count(F.lit(1)).cast("int").alias("_metadata_rows"))
+    joined = subs.join(F.broadcast(counts) if not per_group_topics else counts, on=keys, how="left")
+    parts = [_select(joined, {
+        **{n: F.col(n) for n in columns},
+        "kind": F.lit(KIND_SUBSCRIPTION),
+        "num_partitions": F.col("_num_partitions"),
+        "metadata_rows": F.col("_metadata_rows"),
+    })]
+    if previous is not None:
+        prev_cols = {n: F.col(n) for n in ("group_id", "member_id", "topic", "generation", "partition")
+                     if n in previous.columns}
+        for optional in ("status", "group_instance_id"):
+            if optional in previous.columns:
+                prev_cols[optional] = F.col(optional)
+        if "group_id" not in previous.columns:
+            prev_cols["group_id"] = F.lit(None)
+        parts.append(_select(previous, {**prev_cols, "kind": F.lit(KIND_PREVIOUS)}))
+    if with_racks and "replica_racks" in topics.columns:
+        group_topics = subs.select("group_id", "topic").where(F.col("topic").isNotNull()).distinct()
+        racks = topics.select(*keys, "replica_racks").where(F.col("replica_racks").isNotNull())
+        joined_racks = group_topics.join(racks, on=keys, how="inner")
+        parts.append(_select(joined_racks, {"group_id": F.col("group_id"), "topic": F.col("topic"),
+                                            "replica_racks": F.col("replica_racks"),
+                                            "kind": F.lit(KIND_RACKS)}))
+    wire = parts[0]
+    for p in parts[1:]:
+        wire = wire.unionByName(p)
+    return wire
