@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Dict, Tuple
+from typing import Any, Callable, Dict, Tuple
 
 import numpy as np
 
@@ -76,7 +76,7 @@ class Context:
         newer, loses when older, and when equal the partition is taken from
         both and marked as claimed by multiple owners.
         """
-        return resolve_claims(self.group, self.hashmap_member_order)
+        return resolve_claims(self.group, lambda: self.hashmap_member_order)
 
     @cached_property
     def max_generation(self) -> int:
@@ -84,8 +84,9 @@ class Context:
         return int(max(g.max(), -1)) if len(g) else -1
 
 
-def resolve_claims(group: Group, member_order: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """See :attr:`Context.claims`."""
+def resolve_claims(group: Group, member_order: Callable[[], np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
+    """See :attr:`Context.claims`. ``member_order`` is only called when two members
+    claim one partition (computing Java's order costs time on large groups)."""
     P = group.num_partitions
     owner = np.full(P, -1, dtype=np.int64)
     multi = np.zeros(P, dtype=bool)
@@ -102,8 +103,9 @@ def resolve_claims(group: Group, member_order: np.ndarray) -> Tuple[np.ndarray, 
     if len(contested) == 0:
         return owner, multi
     # Contested partitions: replay Kafka's walk in the leader's member order.
-    position = np.empty(len(member_order), dtype=np.int64)
-    position[member_order] = np.arange(len(member_order), dtype=np.int64)
+    walk = member_order()
+    position = np.empty(len(walk), dtype=np.int64)
+    position[walk] = np.arange(len(walk), dtype=np.int64)
     idx = contested[np.lexsort((position[cm[contested]], cp[contested]))]
     gen = group.generation
     last_pid = -1

@@ -61,18 +61,22 @@ def java_string_hash(s: str) -> int:
 
 
 def java_string_hashes(strings: Sequence[str]) -> List[int]:
-    """``String.hashCode()`` of many strings; vectorized for ASCII strings of one length."""
-    if len(strings) > 64 and all(s.isascii() for s in strings):
-        lengths = {len(s) for s in strings}
-        if len(lengths) == 1:
-            width = lengths.pop()
-            codes = np.frombuffer("".join(strings).encode("ascii"), dtype=np.uint8)
-            codes = codes.reshape(len(strings), width).astype(np.uint64)
-            powers = np.array([pow(31, width - 1 - i, 1 << 32) for i in range(width)], dtype=np.uint64)
-            h = (codes * powers).sum(axis=1) & _MASK32 if width else np.zeros(len(strings), np.uint64)
-            h = h.astype(np.int64)
-            return np.where(h >= 1 << 31, h - (1 << 32), h).tolist()
-    return [java_string_hash(s) for s in strings]
+    """``String.hashCode()`` of many strings; vectorized per length for ASCII strings."""
+    if len(strings) <= 64 or not all(s.isascii() for s in strings):
+        return [java_string_hash(s) for s in strings]
+    out = np.empty(len(strings), dtype=np.int64)
+    by_length: Dict[int, List[int]] = {}
+    for i, s in enumerate(strings):
+        by_length.setdefault(len(s), []).append(i)
+    for width, rows in by_length.items():
+        if width == 0:
+            out[rows] = 0
+            continue
+        codes = np.frombuffer("".join(strings[i] for i in rows).encode("ascii"), dtype=np.uint8)
+        codes = codes.reshape(len(rows), width).astype(np.uint64)
+        powers = np.array([pow(31, width - 1 - k, 1 << 32) for k in range(width)], dtype=np.uint64)
+        out[rows] = ((codes * powers).sum(axis=1) & _MASK32).astype(np.int64)
+    return np.where(out >= 1 << 31, out - (1 << 32), out).tolist()
 
 
 def java_sort_key(s: str) -> object:

@@ -328,6 +328,21 @@ def _strictly_increasing(keys: np.ndarray) -> bool:
     return len(keys) < 2 or bool((keys[1:] > keys[:-1]).all())
 
 
+def _sorted_unique_keys(keys: np.ndarray, space: int) -> Optional[np.ndarray]:
+    """``keys`` (ints in ``[0, space)``) sorted, or None when one repeats.
+
+    A bitmap over the key space when it is small enough (no sort at all),
+    else a sort.
+    """
+    if space <= 1 << 26:
+        seen = np.zeros(space, dtype=bool)
+        seen[keys] = True
+        out = np.flatnonzero(seen)
+    else:
+        out = np.unique(keys)
+    return out if len(out) == len(keys) else None
+
+
 def _duplicates(keys: np.ndarray) -> np.ndarray:
     """Positions (into ``keys``) of values that occur more than once."""
     if len(keys) < 2:
@@ -368,7 +383,10 @@ def encode(spec: GroupInput) -> Group:
     gens = _generations(spec.generations, n, member_ids)
 
     # Members in Java string order: index = rank.
-    order = sorted(range(n), key=lambda i: java_sort_key(member_ids[i]))
+    if all(m.isascii() for m in member_ids):
+        order = sorted(range(n), key=member_ids.__getitem__)
+    else:
+        order = sorted(range(n), key=lambda i: java_sort_key(member_ids[i]))
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n, dtype=np.int64)
     member_ids = [member_ids[i] for i in order]
@@ -399,17 +417,18 @@ def encode(spec: GroupInput) -> Group:
     np.cumsum(uni_counts, out=offsets[1:])
 
     # Subscriptions: unique (member, topic), sorted.
+    T = max(len(uni_names), 1)
     sm = rank[sub_member]
     st = to_uni[sub_topic]
-    key = sm * max(len(uni_names), 1) + st
+    key = sm * T + st
     if not _strictly_increasing(key):
-        dup = _duplicates(key)
-        if len(dup):
+        key = _sorted_unique_keys(key, n * T)
+        if key is None:
+            dup = _duplicates(sm * T + st)
             rows = sorted({(member_ids[sm[i]], uni_names[st[i]]) for i in dup})
             raise InvalidInputError("duplicate (member_id, topic) subscription rows",
                                     column="topic", rows=rows)
-        o = np.argsort(key, kind="stable")
-        sm, st = sm[o], st[o]
+        sm, st = key // T, key % T
 
     claim_member, claim_pid, outside = _encode_claims(
         spec, rank, member_ids, topic_names_in, to_uni, uni_counts, offsets
@@ -446,6 +465,10 @@ def encode(spec: GroupInput) -> Group:
 def _generations(values: Optional[Sequence[Optional[int]]], n: int, member_ids: List[str]) -> np.ndarray:
     if values is None:
         return np.full(n, NO_GENERATION, dtype=np.int64)
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
+        return values.astype(np.int64)
+    if set(map(type, values)) <= {int, type(None)}:            # the common case, without a loop
+        return np.fromiter((NO_GENERATION if g is None else g for g in values), dtype=np.int64, count=n)
     out = np.full(n, NO_GENERATION, dtype=np.int64)
     bad = []
     for i, g in enumerate(values):

@@ -47,11 +47,13 @@ def assign_range(ctx: Context) -> Outcome:
 
 
 def _subscribers_by_topic(ctx: Context) -> List[np.ndarray]:
+    """Each topic's subscribers in ``MemberInfo`` order."""
     g = ctx.group
-    rank = ctx.member_info_rank
-    o = np.lexsort((rank[g.sub_member], g.sub_topic))
-    bounds = np.searchsorted(g.sub_topic[o], np.arange(g.num_topics + 1))
-    members = g.sub_member[o]
+    members, bounds = g.subscribers_by_topic()       # by member index
+    if any(s is not None for s in g.instance_ids):
+        rank = ctx.member_info_rank                   # static members first: re-sort within topics
+        topic_of = np.repeat(np.arange(g.num_topics), np.diff(bounds))
+        members = members[np.lexsort((rank[members], topic_of))]
     return [members[bounds[t]:bounds[t + 1]] for t in range(g.num_topics)]
 
 

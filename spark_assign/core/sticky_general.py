@@ -119,11 +119,23 @@ class _GeneralBuilder:
             return
         topics = self.pid_topic[rest]
         bounds = np.flatnonzero(np.diff(topics)) + 1
-        for run in np.split(rest, bounds):
-            t = int(self.pid_topic[run[0]])
-            eligible = self.eligible[self.eligible_bounds[t]:self.eligible_bounds[t + 1]]
-            picks = _water_fill(self.counts[eligible], len(run))
-            self._give(run, eligible[picks])
+        # Least-loaded filling has no memory beyond the counts, so consecutive topics
+        # with the same subscribers are filled in one go.
+        start, eligible = 0, None
+        for stop in list(bounds) + [len(rest)]:
+            t = int(topics[start])
+            mine = self.eligible[self.eligible_bounds[t]:self.eligible_bounds[t + 1]]
+            if eligible is None:
+                eligible, run_start = mine, start
+            elif not np.array_equal(mine, eligible):
+                self._fill(rest[run_start:start], eligible)
+                eligible, run_start = mine, start
+            start = stop
+        if eligible is not None:
+            self._fill(rest[run_start:], eligible)
+
+    def _fill(self, pids: np.ndarray, eligible: np.ndarray) -> None:
+        self._give(pids, eligible[_water_fill(self.counts[eligible], len(pids))])
 
     def _assign_on_racks(self, pids: np.ndarray) -> np.ndarray:
         left = []
@@ -333,11 +345,19 @@ def _water_fill(counts: np.ndarray, k: int) -> np.ndarray:
     first = int(np.argmax(reach >= k))           # the first j (0-based) whose span holds the k-th pick
     members = first + 1
     level = max(int(sorted_counts[first]), -(-(k + int(prefix[first])) // members) - 1)
-    below = np.maximum(0, level - counts)                  # picks under ``level``
-    extra = k - int(below.sum())
+    extra = k - int(np.maximum(0, level - counts).sum())   # picks at ``level`` itself
     at_level = np.flatnonzero(counts <= level)[:extra]
-    pos = np.repeat(np.arange(n), below)
-    lev = counts[pos] + (np.arange(len(pos)) - np.repeat(np.cumsum(below) - below, below))
-    pos = np.concatenate([pos, at_level])
-    lev = np.concatenate([lev, np.full(len(at_level), level)])
-    return pos[np.lexsort((pos, lev))]
+    # Picks in (level, position) order, level by level: below the highest count only
+    # some members take part; from there on, all of them (a tile of the positions).
+    lowest, highest = int(counts.min()), min(int(counts.max()), level)
+    if highest - lowest > 64:                              # many partial levels: sort instead
+        below = np.maximum(0, level - counts)
+        pos = np.repeat(np.arange(n), below)
+        lev = counts[pos] + (np.arange(len(pos)) - np.repeat(np.cumsum(below) - below, below))
+        order = np.lexsort((pos, lev))
+        return np.concatenate([pos[order], at_level])
+    parts = [np.flatnonzero(counts <= lv) for lv in range(lowest, highest)]
+    if level > highest:
+        parts.append(np.tile(np.arange(n), level - highest))
+    parts.append(at_level)
+    return np.concatenate(parts)
