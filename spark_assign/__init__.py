@@ -5,6 +5,7 @@ to every PySpark DataFrame (classic and Spark Connect).
 
 * :mod:`spark_assign.core` — the engine, one group at a time, pure Python + NumPy.
 * :mod:`spark_assign.spark` — the DataFrame method, SQL functions, local sessions.
+* :mod:`spark_assign.state` — :class:`AssignmentTable`, generations in Delta.
 * :mod:`spark_assign.testing` — seeded input generators and invariant checks.
 """
 
@@ -19,6 +20,7 @@ from .errors import (
     UnknownStrategyError,
 )
 from .spark import assign_partitions, attach, local_session
+from .state import AssignmentTable
 
 attach()
 
@@ -30,6 +32,7 @@ __all__ = [
     "Member",
     "assign",
     "assign_partitions",
+    "AssignmentTable",
     "local_session",
     "strategy_names",
     "SparkAssignError",

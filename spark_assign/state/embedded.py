@@ -1,0 +1,243 @@
+"""The embedded Delta engine: delta-rs commits, Spark reads and writes the data.
+
+Used when the session has no delta-spark. Spark tasks write the parquet files
+(pyarrow, one file per task, rows range-partitioned by group); only file
+metadata reaches the driver, which commits them all in one delta-rs
+transaction. Reads give Spark the snapshot's file list (``file_uris``) with
+an explicit schema; nothing is collected.
+
+Commits are compare-and-set: ``max_commit_retries=0`` makes delta-rs write
+exactly version N+1 of the snapshot it was given or raise (it creates the log
+entry atomically, if absent), and the application transaction recorded with
+it lets any writer, delta-spark included, see that N+1 is taken.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from typing import Dict, Iterator, List, Optional, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ..errors import StateTableError
+from .layout import FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, spark_ddl
+
+__all__ = ["EmbeddedBackend", "CommitConflict", "FileMeta", "Snapshot"]
+
+#: Columns whose min/max/null counts go into each file's Delta statistics.
+STAT_COLUMNS = ("group_id", "generation", "member_id", "topic", "partition", "status")
+FILE_META_DDL = "path string, size long, mtime long, records long, stats string"
+
+
+class CommitConflict(Exception):
+    """Another writer committed the version this writer was about to write."""
+
+
+class FileMeta(dict):
+    """A written file: path (relative to the table), size, mtime (ms), records, stats (JSON)."""
+
+
+def write_task(root: str, version: int, tag: str):
+    """The ``mapInArrow`` function that writes one parquet file per Spark task.
+
+    Runs in Python workers (no delta-rs import there: it is not fork-safe).
+    """
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        schema = arrow_schema([c for c in TABLE_COLUMNS if c[0] != PARTITION_COLUMN])
+        rel = f"{PARTITION_COLUMN}={version}/part-{tag}-{uuid.uuid4().hex}.c000.snappy.parquet"
+        full = os.path.join(root, rel)
+        writer: Optional[pq.ParquetWriter] = None
+        records = 0
+        mins: Dict[str, object] = {}
+        maxs: Dict[str, object] = {}
+        nulls: Dict[str, int] = {c: 0 for c in STAT_COLUMNS}
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            table = pa.Table.from_batches([batch]).select(schema.names).cast(schema)
+            if writer is None:
+                os.makedirs(os.path.dirname(full), exist_ok=True)
+                writer = pq.ParquetWriter(full, schema, compression="snappy")
+            writer.write_table(table)
+            records += table.num_rows
+            for c in STAT_COLUMNS:
+                col = table.column(c)
+                nulls[c] += col.null_count
+                mm = pc.min_max(col)
+                if mm["min"].is_valid:
+                    lo, hi = mm["min"].as_py(), mm["max"].as_py()
+                    mins[c] = lo if c not in mins else min(mins[c], lo)
+                    maxs[c] = hi if c not in maxs else max(maxs[c], hi)
+        if writer is None:
+            return
+        writer.close()
+        st = os.stat(full)
+        stats = json.dumps({"numRecords": records, "minValues": mins, "maxValues": maxs, "nullCount": nulls})
+        yield pa.RecordBatch.from_pydict({"path": [rel], "size": [st.st_size], "mtime": [int(st.st_mtime * 1000)],
+                                          "records": [records], "stats": [stats]})
+    return run
+
+
+def _fault(point: str) -> None:
+    """Test hook: ``SPARK_ASSIGN_FAULT=<point>`` kills this process there (crash-safety tests)."""
+    if os.environ.get("SPARK_ASSIGN_FAULT") == point:
+        os.kill(os.getpid(), 9)
+
+
+class Snapshot:
+    """A version of the table: ``version``, the table's id, and the engine's handle."""
+
+    def __init__(self, version: int, table_id: str, handle: object) -> None:
+        self.version, self.table_id, self.handle = version, table_id, handle
+
+
+class EmbeddedBackend:
+    """A state table at a filesystem path, committed with delta-rs."""
+
+    engine = "embedded"
+
+    def __init__(self, spark, path: str) -> None:
+        self.spark = spark
+        self.root = os.path.abspath(path[7:] if path.startswith("file://") else path)
+
+    # ------------------------------------------------------------------ table
+
+    def exists(self) -> bool:
+        from deltalake import DeltaTable
+
+        return DeltaTable.is_deltatable(self.root)
+
+    def create(self, description: str) -> None:
+        from deltalake import DeltaTable
+        from deltalake.exceptions import DeltaError
+
+        try:
+            DeltaTable.create(
+                self.root, arrow_schema(), partition_by=[PARTITION_COLUMN], name=os.path.basename(self.root),
+                description=description, raise_if_key_not_exists=False,
+                configuration={"spark_assign.format": FORMAT_VERSION, "spark_assign.table_id": uuid.uuid4().hex})
+        except DeltaError as e:
+            if not self.exists():                  # another writer may have created it first
+                raise StateTableError(f"cannot create the state table at {self.root}: {e}") from e
+
+    def snapshot(self, version: Optional[int] = None) -> Snapshot:
+        from deltalake import DeltaTable
+        from deltalake.exceptions import DeltaError
+
+        try:
+            dt = DeltaTable(self.root)
+            if version is not None:
+                dt.load_as_version(version)
+        except DeltaError as e:
+            raise StateTableError(f"cannot read the state table at {self.root}"
+                                  + (f" at version {version}" if version is not None else "") + f": {e}") from e
+        config = dt.metadata().configuration
+        return Snapshot(dt.version(), config.get("spark_assign.table_id") or dt.metadata().id, dt)
+
+    def check(self, snap: Snapshot) -> None:
+        """Refuse foreign schemas and protocols that raw parquet reads would get wrong."""
+        dt = snap.handle
+        expected = {f.name: f.type for f in arrow_schema()}
+        actual = {f.name: f.type for f in pa.schema(dt.schema().to_arrow())}
+        missing = sorted(set(expected) - set(actual))
+        wrong = sorted(n for n in expected if n in actual and actual[n] != expected[n]
+                       and not (pa.types.is_timestamp(actual[n]) and pa.types.is_timestamp(expected[n])))
+        if missing or wrong:
+            raise StateTableError(
+                f"{self.root} is not a spark-assign state table: missing columns {missing}, "
+                f"mistyped columns {wrong}; expected {spark_ddl()}")
+        if dt.metadata().partition_columns != [PARTITION_COLUMN]:
+            raise StateTableError(f"{self.root} must be partitioned by {PARTITION_COLUMN}, "
+                                  f"is partitioned by {dt.metadata().partition_columns}")
+        features = set(dt.protocol().reader_features or []) | set(dt.protocol().writer_features or [])
+        unsupported = features & {"deletionVectors", "columnMapping", "v2Checkpoint"}
+        if unsupported:
+            raise StateTableError(f"{self.root} uses Delta features the embedded engine cannot read: "
+                                  f"{sorted(unsupported)}; open it with delta-spark")
+
+    # ------------------------------------------------------------------ reads
+
+    def read(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None,
+             group_id: Optional[str] = None):
+        """Rows of snapshot ``snap`` as a Spark DataFrame: all of them, those of some
+        ``commit_version`` partitions, or (pruned by file statistics) one group's."""
+        dt = snap.handle
+        if commit_versions is None and group_id is None:
+            uris = dt.file_uris()
+        else:
+            actions = pa.table(dt.get_add_actions(flatten=True))
+            keep = [True] * actions.num_rows
+            if commit_versions is not None:
+                wanted = {str(v) for v in commit_versions}
+                parts = actions.column(f"partition.{PARTITION_COLUMN}").to_pylist()
+                keep = [k and str(v) in wanted for k, v in zip(keep, parts)]
+            if group_id is not None and "min.group_id" in actions.column_names:
+                lows = actions.column("min.group_id").to_pylist()
+                highs = actions.column("max.group_id").to_pylist()
+                keep = [k and (lo is None or hi is None or lo <= group_id <= hi)
+                        for k, lo, hi in zip(keep, lows, highs)]
+            uris = [self._uri(p) for p, k in zip(actions.column("path").to_pylist(), keep) if k]
+        if not uris:
+            rows = self.spark.createDataFrame([], spark_ddl())
+        else:
+            rows = (self.spark.read.schema(spark_ddl()).option("basePath", self.root).parquet(*uris)
+                    .select(*[n for n, _ in TABLE_COLUMNS]))
+        return rows if group_id is None else rows.where(rows.group_id == group_id)
+
+    def _uri(self, rel: str) -> str:
+        return rel if "://" in rel or rel.startswith("/") else os.path.join(self.root, rel)
+
+    # ------------------------------------------------------------------ writes
+
+    def stage(self, rows, version: int, num_files: int) -> List[FileMeta]:
+        """Write ``rows`` as data files of ``commit_version=version`` from Spark tasks."""
+        _fault("before-write")
+        tag = uuid.uuid4().hex[:8]
+        ordered = rows.repartitionByRange(num_files, "group_id").sortWithinPartitions(
+            "group_id", "generation", "topic", "partition")
+        metas = ordered.mapInArrow(write_task(self.root, version, tag), FILE_META_DDL).collect()
+        _fault("after-write")
+        return [FileMeta(m.asDict()) for m in metas]
+
+    def commit(self, snap: Snapshot, files: List[FileMeta], app_id: str, version: int,
+               metadata: Dict[str, object]) -> None:
+        """Commit ``files`` as exactly ``version`` (= snapshot + 1), or raise :class:`CommitConflict`."""
+        from deltalake import CommitProperties, Transaction
+        from deltalake.exceptions import CommitFailedError
+        from deltalake.transaction import AddAction
+
+        dt = snap.handle
+        if version != snap.version + 1:
+            raise ValueError("a commit must follow its snapshot")
+        taken = dt.transaction_version(app_id)
+        if taken is not None and taken >= version:
+            raise CommitConflict(f"version {version} was already written by another rebalance")
+        adds = [AddAction(path=f["path"], size=int(f["size"]), partition_values={PARTITION_COLUMN: str(version)},
+                          modification_time=int(f["mtime"]), data_change=True, stats=f["stats"]) for f in files]
+        props = CommitProperties(
+            max_commit_retries=0,
+            custom_metadata={k: v if isinstance(v, str) else json.dumps(v) for k, v in metadata.items()},
+            app_transactions=[Transaction(app_id, version, int(time.time() * 1000))])
+        _fault("before-commit")
+        try:
+            dt.create_write_transaction(adds, "append", arrow_schema(), partition_by=[PARTITION_COLUMN],
+                                        commit_properties=props)
+        except CommitFailedError as e:
+            raise CommitConflict(str(e)) from e
+        _fault("after-commit")
+
+    def discard(self, files: List[FileMeta]) -> None:
+        """Delete files of an attempt that was not committed (best effort)."""
+        for f in files:
+            try:
+                os.remove(self._uri(f["path"]))
+            except OSError:
+                pass
+
+    def history(self, limit: Optional[int] = None) -> List[dict]:
+        return self.snapshot().handle.history(limit)

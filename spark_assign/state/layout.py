@@ -1,0 +1,79 @@
+"""The state table's layout: columns, partitioning, heads, fingerprints.
+
+The table (one row per partition per group per generation) is an ordinary
+Delta table:
+
+* columns: :data:`~spark_assign.schema.STATE_COLUMNS` plus ``commit_version``;
+* partitioned by ``commit_version``, the Delta version that wrote the rows;
+  a rebalance appends exactly one partition (commits are compare-and-set, so
+  the version is known before writing), and files within it are
+  range-partitioned by ``group_id`` so file statistics prune single-group reads;
+* beside the Delta log, ``_spark_assign/heads/<version>/`` holds the table's
+  *heads* at that version: one row per group with its latest generation, the
+  ``commit_version`` holding it, its input fingerprint, strategy and whether a
+  cooperative transfer is pending. Reading the latest generation reads the
+  heads, then only the partitions still holding a latest row, never the
+  superseded history. Delta ignores paths starting with ``_``.
+
+A version without heads (written by another tool, or by a delete) is read by
+scanning the table once.
+"""
+
+from __future__ import annotations
+
+from typing import List, Tuple
+
+import pyarrow as pa
+
+from ..schema import STATE_COLUMNS
+
+__all__ = [
+    "TABLE_COLUMNS", "PARTITION_COLUMN", "HEADS_DIR", "HEADS_COLUMNS", "FORMAT_VERSION",
+    "APP_ID_PREFIX", "arrow_schema", "spark_ddl", "heads_ddl", "heads_path", "fingerprint_columns",
+]
+
+PARTITION_COLUMN = "commit_version"
+#: Table columns in order: the state columns, then the partition column.
+TABLE_COLUMNS: List[Tuple[str, str]] = STATE_COLUMNS + [(PARTITION_COLUMN, "bigint")]
+HEADS_DIR = "_spark_assign/heads"
+HEADS_COLUMNS: List[Tuple[str, str]] = [
+    ("group_id", "string"),
+    ("generation", "int"),
+    (PARTITION_COLUMN, "bigint"),
+    ("strategy", "string"),
+    ("input_fingerprint", "string"),
+    ("pending", "boolean"),
+]
+#: Written into the table properties and every commit's metadata.
+FORMAT_VERSION = "1"
+#: Every writer of a table commits an application transaction under this id
+#: (plus the table's id) with version = the table version it writes: two
+#: writers that read the same version cannot both commit (see table.py).
+APP_ID_PREFIX = "spark-assign"
+
+_ARROW = {"string": pa.string(), "int": pa.int32(), "bigint": pa.int64(), "boolean": pa.bool_(),
+          "timestamp": pa.timestamp("us", tz="UTC")}
+
+
+def arrow_schema(columns: List[Tuple[str, str]] = TABLE_COLUMNS) -> pa.Schema:
+    """Arrow schema of ``columns``; timestamps are UTC microseconds (Delta protocol 1/2, no timestampNtz)."""
+    return pa.schema([pa.field(n, _ARROW[t]) for n, t in columns])
+
+
+def spark_ddl(columns: List[Tuple[str, str]] = TABLE_COLUMNS) -> str:
+    """Spark DDL of ``columns``."""
+    return ", ".join(f"`{n}` {t}" for n, t in columns)
+
+
+def heads_ddl() -> str:
+    return spark_ddl(HEADS_COLUMNS)
+
+
+def heads_path(root: str, version: int) -> str:
+    """Directory of the heads written with table version ``version``."""
+    return f"{root.rstrip('/')}/{HEADS_DIR}/{version}"
+
+
+def fingerprint_columns() -> List[str]:
+    """Subscription fields that make up a group's input fingerprint (plus topic metadata and strategy)."""
+    return ["member_id", "topic", "group_instance_id", "rack", "owned_partitions", "generation"]
