@@ -17,7 +17,7 @@ from ..errors import InvalidInputError
 from .inputs import previous_frame, subscription_columns, topics_frame
 from .wire import RESULT_DDL, build_wire
 
-__all__ = ["assign_partitions", "attach"]
+__all__ = ["assign_partitions", "assign_frame", "attach"]
 
 
 def assign_partitions(
@@ -80,6 +80,13 @@ def assign_partitions(
         member ids, duplicate rows, negative counts...) fail the job with an
         error naming the group, column and rows.
     """
+    return assign_frame(self, strategy, topics, previous, num_partitions)
+
+
+def assign_frame(subscriptions: DataFrame, strategy: str, topics: Any, previous: Any = None,
+                 num_partitions: Optional[int] = None, with_instance: bool = False) -> DataFrame:
+    """:func:`assign_partitions`, optionally with each owner's ``group_instance_id`` column
+    (the state table stores it)."""
     chosen = get_strategy(strategy)
     if topics is None:
         raise InvalidInputError("topics is required: a dict {topic: partitions} or a DataFrame",
@@ -88,24 +95,25 @@ def assign_partitions(
                                        or num_partitions < 1):
         raise InvalidInputError(f"num_partitions must be a positive integer, got {num_partitions!r}",
                                 column="num_partitions")
-    spark = self.sparkSession
-    columns, has_group = subscription_columns(self)
+    spark = subscriptions.sparkSession
+    columns, has_group = subscription_columns(subscriptions)
     if not has_group:
         columns["group_id"] = F.lit(None).cast("string")
     topic_df = topics_frame(spark, topics)
     prev_df = previous_frame(spark, previous)
-    wire = build_wire(self, columns, topic_df, prev_df, with_racks=chosen.rack_aware)
+    wire = build_wire(subscriptions, columns, topic_df, prev_df, with_racks=chosen.rack_aware)
     n = num_partitions or int(spark.conf.get("spark.sql.shuffle.partitions"))
     name = chosen.name
+    ddl = RESULT_DDL + (", `group_instance_id` string" if with_instance else "")
 
     def run(batches):
         from spark_assign.spark.worker import assign_batches
 
-        return assign_batches(batches, name, group_column=has_group)
+        return assign_batches(batches, name, group_column=has_group, with_instance=with_instance)
 
     return (wire.repartition(n, "group_id")
                 .sortWithinPartitions("group_id", "kind")
-                .mapInArrow(run, RESULT_DDL))
+                .mapInArrow(run, ddl))
 
 
 def attach() -> None:

@@ -49,10 +49,13 @@ WIRE_DDL = ", ".join(f"{n} {t}" for n, t in WIRE_COLUMNS)
 RESULT_DDL = ", ".join(f"`{n}` {t}" for n, t in RESULT_COLUMNS)
 
 
-def result_arrow_schema() -> pa.Schema:
-    """The result's Arrow schema (same columns as ``RESULT_DDL``)."""
+def result_arrow_schema(with_instance: bool = False) -> pa.Schema:
+    """The result's Arrow schema (``RESULT_DDL``, plus the owner's ``group_instance_id`` if asked)."""
     types = {"string": pa.string(), "int": pa.int32()}
-    return pa.schema([pa.field(n, types[t]) for n, t in RESULT_COLUMNS])
+    fields = [pa.field(n, types[t]) for n, t in RESULT_COLUMNS]
+    if with_instance:
+        fields.append(pa.field("group_instance_id", pa.string()))
+    return pa.schema(fields)
 
 
 def _select(df: DataFrame, values: Dict[str, Column]) -> DataFrame:

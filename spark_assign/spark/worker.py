@@ -156,6 +156,7 @@ class GroupRows:
         static member that rejoined under a new member id inherits the claims
         of its ``group_instance_id``. Returns the latest previous generation (0 if none).
         """
+        self.renamed: Dict[str, str] = {}       # new member id -> the old one whose claims it inherited
         if not previous:
             return 0
         latest = max((c.generation[i] for i in previous if c.generation[i] is not None), default=0)
@@ -175,6 +176,8 @@ class GroupRows:
             m = members.get(owner)
             if m is None and c.instance[i] is not None:
                 m = by_instance.get(c.instance[i])
+                if m is not None:
+                    self.renamed[self.member_ids[m]] = owner
             if m is None:                         # the owner left: remembered for previous_member_id
                 prior_t.append(t)
                 prior_p.append(c.partition[i])
@@ -204,8 +207,9 @@ class _Output:
         self.names: List[str] = []
         self.parts: Dict[str, List[np.ndarray]] = {k: [] for k in
                                                    ("group", "generation", "member", "topic", "partition",
-                                                    "previous", "status")}
+                                                    "previous", "status", "instance")}
         self.groups: List[object] = []
+        self.instances: List[Optional[str]] = []
 
     def add(self, rows: GroupRows, result) -> None:
         n = len(result.owner)
@@ -218,6 +222,9 @@ class _Output:
         topic_codes = base + result.topic
         base_m = len(self.names)
         self.names.extend(owner_names)
+        base_p = len(self.names)
+        renamed = getattr(rows, "renamed", {})
+        self.names.extend([renamed.get(n, n) for n in owner_names])   # a restarted static member's old id
         group_code = len(self.groups)
         self.groups.append(rows.group_id)
         p = self.parts
@@ -226,10 +233,13 @@ class _Output:
         p["member"].append(np.where(result.owner >= 0, base_m + result.owner, -1))
         p["topic"].append(topic_codes)
         p["partition"].append(result.partition.astype(np.int32))
-        p["previous"].append(np.where(result.previous_owner >= 0, base_m + result.previous_owner, -1))
+        p["previous"].append(np.where(result.previous_owner >= 0, base_p + result.previous_owner, -1))
         p["status"].append(result.status.astype(np.int32))
+        base_i = len(self.instances)
+        self.instances.extend(g.instance_ids)
+        p["instance"].append(np.where(result.owner >= 0, base_i + result.owner, -1))
 
-    def batch(self) -> Optional[pa.RecordBatch]:
+    def batch(self, with_instance: bool = False) -> Optional[pa.RecordBatch]:
         if not self.parts["group"]:
             return None
         cat = {k: np.concatenate(v) for k, v in self.parts.items()}
@@ -240,7 +250,7 @@ class _Output:
             idx = pa.array(np.where(mask, 0, codes).astype(np.int32), mask=mask if mask.any() else None)
             return pa.DictionaryArray.from_arrays(idx, dictionary).cast(pa.string())
 
-        return pa.RecordBatch.from_arrays([
+        columns = [
             strings(cat["group"], pa.array(self.groups, type=pa.string())),
             pa.array(cat["generation"], type=pa.int32()),
             strings(cat["member"], names),
@@ -248,14 +258,18 @@ class _Output:
             pa.array(cat["partition"], type=pa.int32()),
             strings(cat["previous"], names),
             strings(cat["status"], pa.array(STATUS_NAMES, type=pa.string())),
-        ], schema=result_arrow_schema())
+        ]
+        if with_instance:
+            columns.append(strings(cat["instance"], pa.array(self.instances, type=pa.string())))
+        return pa.RecordBatch.from_arrays(columns, schema=result_arrow_schema(with_instance))
 
 
-def assign_batches(batches: Iterator[pa.RecordBatch], strategy: str,
-                   group_column: bool = True) -> Iterator[pa.RecordBatch]:
+def assign_batches(batches: Iterator[pa.RecordBatch], strategy: str, group_column: bool = True,
+                   with_instance: bool = False) -> Iterator[pa.RecordBatch]:
     """Assign every group in ``batches`` (sorted by group; a group may span batches).
 
     ``group_column``: the input had a ``group_id`` column, so a null one is an error.
+    ``with_instance``: add each owner's ``group_instance_id`` (for the state table).
     """
     pending: List[pa.RecordBatch] = []        # the rows so far of a group that may continue
     for batch in batches:
@@ -278,13 +292,13 @@ def assign_batches(batches: Iterator[pa.RecordBatch], strategy: str,
         for s, e in zip(starts[:-2], starts[1:-1]):
             _assign_one(c, s, e, strategy, out, group_column)
         pending = [batch.slice(starts[-2])]       # the last group may continue in the next batch
-        done = out.batch()
+        done = out.batch(with_instance)
         if done is not None:
             yield done
     if pending:
         out = _Output()
         _assign_rows(pending, strategy, out, group_column)
-        done = out.batch()
+        done = out.batch(with_instance)
         if done is not None:
             yield done
 

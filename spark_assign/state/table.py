@@ -32,9 +32,11 @@ from pyspark.sql import functions as F
 
 from ..core import get_strategy
 from ..errors import ConcurrentRebalanceError, InvalidInputError
+from ..spark.dataframe import assign_frame
 from ..spark.inputs import subscription_columns, topics_frame
 from ..spark.session import has_delta_spark
 from .embedded import CommitConflict, EmbeddedBackend, Snapshot
+from ..schema import STATUSES
 from .layout import APP_ID_PREFIX, FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, heads_ddl, heads_path
 
 __all__ = ["AssignmentTable", "Rebalance"]
@@ -156,6 +158,7 @@ class AssignmentTable:
         subscription_columns(subscriptions)                         # schema check, before any job
         topic_df = topics_frame(self.spark, topics)
         fingerprints = _fingerprints(subscriptions, topic_df, chosen.name).cache()
+        n_groups = fingerprints.count()
         files = num_files or int(self.spark.conf.get("spark.sql.shuffle.partitions"))
         self._ensure_table()
         reuse: Optional[tuple] = None
@@ -167,16 +170,17 @@ class AssignmentTable:
                 changed = _changed_groups(fingerprints, heads, chosen.name).cache()
                 n_changed = changed.count()
                 if n_changed == 0:
-                    summary = {"groups_recomputed": 0, "groups_unchanged": fingerprints.count(), "attempts": attempt}
+                    summary = {"groups_recomputed": 0, "groups_unchanged": n_groups, "attempts": attempt}
                     return Rebalance(self.spark.createDataFrame([], _state_ddl()), None, summary)
                 version = snap.version + 1
                 rows = self._compute(subscriptions, topic_df, chosen.name, snap, heads, changed, version, reuse)
                 rows = rows.cache()
+                per_group = _per_group(rows).cache()
                 with _data_errors():
-                    rows.count()                                    # runs the engine; bad input stops here
+                    per_group.count()                               # runs the engine; bad input stops here
                 staged = self._backend.stage(rows, version, files)
-                _write_heads(self.spark, self.path, version, heads, rows, changed, chosen.name)
-                summary = _summary(rows, n_changed, fingerprints.count(), attempt)
+                _write_heads(self.spark, self.path, version, heads, per_group, changed, chosen.name)
+                summary = _summary(per_group, n_changed, n_groups, attempt)
                 metadata = {"spark_assign": {"format": FORMAT_VERSION, "operation": "rebalance",
                                              "strategy": chosen.name, **summary}}
                 try:
@@ -210,15 +214,10 @@ class AssignmentTable:
                 .join(same, "group_id", "left_semi").select("group_id")
             todo = changed.join(reusable, "group_id", "left_anti")
             kept = old_rows.join(reusable, "group_id", "left_semi").withColumn(PARTITION_COLUMN, F.lit(version))
-        subs = subscriptions.join(todo.select("group_id"), "group_id", "left_semi")
+        subs = subscriptions.join(_small(todo.select("group_id")), "group_id", "left_semi")
         previous = self._latest_rows(snap, heads, todo)
-        result = subs.assign_partitions(strategy, topics=topic_df, previous=previous)
-        members = (subscriptions.select("group_id", "member_id",
-                                        (F.col("group_instance_id") if "group_instance_id" in subscriptions.columns
-                                         else F.lit(None).cast("string")).alias("group_instance_id"))
-                   .dropDuplicates(["group_id", "member_id"]))
-        rows = (result.join(todo, "group_id")
-                .join(members, ["group_id", "member_id"], "left")
+        result = assign_frame(subs, strategy, topic_df, previous, with_instance=True)
+        rows = (result.join(_small(todo), "group_id")
                 .withColumn("strategy", F.lit(strategy))
                 .withColumn("committed_at", F.lit(datetime.datetime.now(datetime.timezone.utc)).cast("timestamp"))
                 .withColumn(PARTITION_COLUMN, F.lit(version).cast("bigint"))
@@ -229,10 +228,11 @@ class AssignmentTable:
 
     def _heads(self, snap: Snapshot) -> DataFrame:
         """The heads at ``snap``: from its heads file, or (a version written by another tool) by a scan."""
-        if snap.version == 0 and not self._has_heads(0):
+        heads = self._read_heads(snap.version)
+        if heads is not None:
+            return heads
+        if snap.version == 0:
             return self.spark.createDataFrame([], heads_ddl())
-        if self._has_heads(snap.version):
-            return self.spark.read.schema(heads_ddl()).parquet(heads_path(self.path, snap.version))
         rows = self._backend.read(snap)
         latest = rows.groupBy("group_id").agg(F.max("generation").alias("generation"))
         return (rows.join(latest, ["group_id", "generation"], "left_semi")
@@ -242,16 +242,18 @@ class AssignmentTable:
                                          F.lit(None).cast("string").alias("input_fingerprint"),
                                          F.max(F.col("member_id").isNull()).alias("pending")))
 
-    def _has_heads(self, version: int) -> bool:
+    def _read_heads(self, version: int) -> Optional[DataFrame]:
+        """The heads file of ``version``, cached, or None when there is none."""
         try:
-            self.spark.read.schema(heads_ddl()).parquet(heads_path(self.path, version)).limit(0).collect()
-            return True
+            heads = self.spark.read.schema(heads_ddl()).parquet(heads_path(self.path, version)).cache()
+            heads.count()
+            return heads
         except Exception:  # noqa: BLE001 - a missing path: AnalysisException (classic) or its Connect twin
-            return False
+            return None
 
     def _latest_rows(self, snap: Snapshot, heads: DataFrame, groups: Optional[DataFrame] = None) -> DataFrame:
         """Rows of each group's latest generation, reading only partitions that still hold one."""
-        wanted = heads if groups is None else heads.join(groups.select("group_id"), "group_id", "left_semi")
+        wanted = heads if groups is None else heads.join(_small(groups.select("group_id")), "group_id", "left_semi")
         versions = [r[0] for r in wanted.select(PARTITION_COLUMN).distinct().collect()]
         rows = self._backend.read(snap, commit_versions=versions)
         return rows.join(wanted.select("group_id", "generation"), ["group_id", "generation"], "left_semi")
@@ -371,15 +373,26 @@ def _changed_groups(fingerprints: DataFrame, heads: DataFrame, strategy: str) ->
         .select("group_id", "input_fingerprint")
 
 
-def _write_heads(spark, root: str, version: int, heads: DataFrame, rows: DataFrame, changed: DataFrame,
+def _small(df: DataFrame) -> DataFrame:
+    """Hint a broadcast: the per-group side of a join (changed groups) is small next to rows."""
+    return F.broadcast(df)
+
+
+def _per_group(rows: DataFrame) -> DataFrame:
+    """Per changed group: its new generation, whether a transfer is pending, and status counts."""
+    return rows.groupBy("group_id").agg(
+        F.max("generation").alias("generation"),
+        F.max(F.col("member_id").isNull()).alias("pending"),
+        *[F.sum((F.col("status") == s).cast("long")).alias(s) for s in STATUSES])
+
+
+def _write_heads(spark, root: str, version: int, heads: DataFrame, per_group: DataFrame, changed: DataFrame,
                  strategy: str) -> None:
     """The heads of ``version``: unchanged groups as they were, changed ones at their new generation."""
-    fresh = rows.groupBy("group_id").agg(F.max("generation").alias("generation"),
-                                         F.max(F.col("member_id").isNull()).alias("pending"))
     # A changed group without partitions keeps its generation; its fingerprint is still recorded.
-    updated = (changed.join(fresh, "group_id", "left")
-               .join(heads.select("group_id", F.col("generation").alias("_old"),
-                                  F.col(PARTITION_COLUMN).alias("_old_commit")), "group_id", "left")
+    old = heads.select("group_id", F.col("generation").alias("_old"), F.col(PARTITION_COLUMN).alias("_old_commit"))
+    updated = (changed.join(_small(per_group.select("group_id", "generation", "pending")), "group_id", "left")
+               .join(old, "group_id", "left")
                .select("group_id",
                        F.coalesce(F.col("generation"), F.col("_old"), F.lit(0)).cast("int").alias("generation"),
                        F.when(F.col("generation").isNotNull(), F.lit(version))
@@ -387,16 +400,18 @@ def _write_heads(spark, root: str, version: int, heads: DataFrame, rows: DataFra
                         .alias(PARTITION_COLUMN),
                        F.lit(strategy).alias("strategy"), "input_fingerprint",
                        F.coalesce(F.col("pending"), F.lit(False)).alias("pending")))
-    unchanged = heads.join(changed.select("group_id"), "group_id", "left_anti")
-    (unchanged.unionByName(updated).repartition(max(1, min(8, int(spark.conf.get("spark.sql.shuffle.partitions")))))
-     .write.mode("overwrite").parquet(heads_path(root, version)))
+    unchanged = heads.join(_small(changed.select("group_id")), "group_id", "left_anti")
+    merged = unchanged.unionByName(updated)
+    merged.coalesce(max(1, min(8, int(spark.conf.get("spark.sql.shuffle.partitions"))))) \
+        .write.mode("overwrite").parquet(heads_path(root, version))
 
 
-def _summary(rows: DataFrame, recomputed: int, total: int, attempt: int) -> Dict[str, int]:
-    counts = {r["status"]: r["count"] for r in rows.groupBy("status").count().collect()}
+def _summary(per_group: DataFrame, recomputed: int, total: int, attempt: int) -> Dict[str, int]:
+    sums = per_group.agg(*[F.sum(s).alias(s) for s in STATUSES]).first()
+    counts = {s: int(sums[s] or 0) for s in STATUSES}
     return {"groups_recomputed": recomputed, "groups_unchanged": total - recomputed,
-            "partitions_moved": counts.get("moved", 0), "revoked": counts.get("revoked", 0),
-            "assigned": counts.get("assigned", 0), "new": counts.get("new", 0), "kept": counts.get("kept", 0),
+            "partitions_moved": counts["moved"], "revoked": counts["revoked"],
+            "assigned": counts["assigned"], "new": counts["new"], "kept": counts["kept"],
             "attempts": attempt}
 
 

@@ -1,0 +1,306 @@
+"""The SQL table functions that assign partitions, as Python UDTFs.
+
+``assign_partitions(TABLE(t) PARTITION BY group_id, strategy => 'sticky')`` and one
+``assign_<strategy>(TABLE(t))`` per strategy (``assign_cooperative_sticky``...),
+which partition their input by ``group_id`` themselves.
+
+Analysis time (``analyze``, run by Spark's planner in a Python process): the table
+argument's columns and types are checked, the strategy is resolved, and Catalyst
+is told exactly which columns to send (``AnalyzeResult.select``: fixed names,
+casts to the wire types, typed nulls for absent optional columns), so the
+workers see one known layout whatever the user's table looks like. Every
+mistake that can be seen from the schema fails here, before any job.
+
+Run time: Spark makes one handler instance per group (the PARTITION BY) and feeds
+it the group's rows through ``eval``: Arrow record batches when registered with
+the Arrow eval type, else one ``Row`` at a time. ``terminate`` turns the rows
+into the DataFrame method's wire layout (:mod:`.wire`) and assigns the group
+with the DataFrame method's own worker code (:func:`.worker.assign_batches`):
+same validation, same engine call, same generation rule, same output rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyspark.sql.types import DataType, IntegerType, StringType, StructField, StructType
+from pyspark.sql.udtf import AnalyzeArgument, AnalyzeResult, PartitioningColumn, SelectedColumn
+
+from ..core import get_strategy, strategy_names
+from ..errors import InvalidInputError, SchemaError
+from ..schema import RESULT_COLUMNS
+from .inputs import _type_ok
+from .wire import KIND_RACKS, KIND_SUBSCRIPTION, WIRE_COLUMNS
+
+__all__ = ["INPUT_COLUMNS", "AssignPlan", "TABLE_FUNCTIONS", "assign_table_rows"]
+
+#: The table argument's columns (CONTRACT section 4): ``(name, type, required)``.
+#: Integral types of any width are accepted where ``int`` is written.
+INPUT_COLUMNS: List[Tuple[str, str, bool]] = [
+    ("group_id", "string", True),
+    ("member_id", "string", True),
+    ("topic", "string", True),
+    ("num_partitions", "int", True),
+    ("group_instance_id", "string", False),
+    ("rack", "string", False),
+    ("owned_partitions", "array<int>", False),
+    ("generation", "int", False),
+    ("replica_racks", "array<array<string>>", False),
+]
+
+_SQL_TYPES = {"string": "STRING", "int": "INT", "array<int>": "ARRAY<INT>",
+              "array<array<string>>": "ARRAY<ARRAY<STRING>>", "tinyint": "TINYINT"}
+_ARROW_TYPES = {"string": pa.string(), "int": pa.int32(), "tinyint": pa.int8(),
+                "array<int>": pa.list_(pa.int32()), "array<array<string>>": pa.list_(pa.list_(pa.string()))}
+_SPARK_TYPES: Dict[str, DataType] = {"string": StringType(), "int": IntegerType()}
+_WIRE_SCHEMA = pa.schema([pa.field(name, _ARROW_TYPES[kind]) for name, kind in WIRE_COLUMNS])
+
+#: The output schema (built by hand: ``analyze`` runs where no SparkContext parses DDL).
+RESULT_STRUCT = StructType([StructField(name, _SPARK_TYPES[kind]) for name, kind in RESULT_COLUMNS])
+
+
+@dataclass
+class AssignPlan(AnalyzeResult):
+    """What ``analyze`` decided, handed to every handler instance by Spark."""
+
+    function: str = "assign_partitions"
+    strategy: str = ""
+    columns: Tuple[str, ...] = ()          # the selected columns, in order
+    with_racks: bool = False               # send replica racks to the engine
+    partitioned_by_itself: bool = False    # the function declared PARTITION BY group_id
+
+
+# ---------------------------------------------------------------------------------- analysis
+
+
+def _strategy_argument(function: str, strategy: Optional[AnalyzeArgument]) -> str:
+    if strategy is None:
+        return "cooperative-sticky"                # the DataFrame method's default
+    if strategy.isTable or not strategy.isConstantExpression or not isinstance(strategy.dataType, StringType):
+        raise InvalidInputError(
+            f"{function}: strategy must be a constant string such as 'sticky' "
+            f"(one of {', '.join(strategy_names())}), got an argument of type {strategy.dataType.simpleString()}",
+            column="strategy")
+    if strategy.value is None:
+        raise InvalidInputError(f"{function}: strategy must not be NULL; use one of {', '.join(strategy_names())}",
+                                column="strategy")
+    return strategy.value
+
+
+def analyze_call(function: str, table: Optional[AnalyzeArgument], strategy: Optional[AnalyzeArgument],
+                 fixed_strategy: Optional[str]) -> AssignPlan:
+    """Check one call of ``function`` at analysis time and plan its input columns.
+
+    Raises :class:`SchemaError` for a missing table argument, a missing or
+    mistyped column, and :class:`UnknownStrategyError` for an unknown strategy.
+    """
+    usage = (f"{function}(TABLE(t))" if fixed_strategy else
+             f"{function}(TABLE(t) PARTITION BY group_id, strategy => 'sticky')")
+    if table is None or not table.isTable:
+        raise SchemaError(f"{function}: the first argument must be a table, as in {usage}")
+    chosen = get_strategy(fixed_strategy or _strategy_argument(function, strategy))
+    fields = {f.name.lower(): f for f in table.dataType.fields}
+    selected: List[SelectedColumn] = []
+    names: List[str] = []
+    present: Dict[str, str] = {}
+    for name, kind, required in INPUT_COLUMNS:
+        f = fields.get(name)
+        if f is None:
+            if required:
+                raise SchemaError(
+                    f"{function}: the input table lacks the required column '{name}' ({kind}); "
+                    f"it has: {', '.join(x.name for x in table.dataType.fields)}; usage: {usage}")
+        elif not _type_ok(f.dataType, kind):
+            raise SchemaError(f"{function}: column '{name}' must be {kind}, got {f.dataType.simpleString()}")
+        else:
+            present[name] = f.name
+        if name == "replica_racks" and not (chosen.rack_aware and f is not None):
+            continue                               # only rack-aware strategies read replica racks
+        source = f"`{present[name]}`" if name in present else "NULL"
+        selected.append(SelectedColumn(f"CAST({source} AS {_SQL_TYPES[kind]})", alias=name))
+        names.append(name)
+    return AssignPlan(
+        schema=RESULT_STRUCT,
+        select=selected,
+        partitionBy=[PartitioningColumn(f"`{present['group_id']}`")] if fixed_strategy else [],
+        function=function,
+        strategy=chosen.name,
+        columns=tuple(names),
+        with_racks="replica_racks" in names,
+        partitioned_by_itself=bool(fixed_strategy),
+    )
+
+
+# ---------------------------------------------------------------------------------- run time
+
+
+class AssignHandler:
+    """The UDTF handler: collects one group's rows, assigns them in ``terminate``.
+
+    Subclasses (one per SQL name, made below) supply ``analyze``.
+    """
+
+    def __init__(self, plan: AssignPlan) -> None:
+        self._plan = plan
+        self._batches: List[pa.RecordBatch] = []
+        self._rows: List[tuple] = []
+        self._arrow = False
+        self._group: Any = _NO_GROUP
+
+    def eval(self, table: Any, *args: Any, **kwargs: Any) -> None:
+        if isinstance(table, pa.RecordBatch):
+            self._arrow = True
+            if table.num_rows:
+                groups = table.column(0)
+                if self._group is _NO_GROUP:
+                    self._group = groups[0].as_py()
+                if pc.count_distinct(groups, mode="all").as_py() > 1 or groups[0].as_py() != self._group:
+                    values = pc.unique(groups).to_pylist()
+                    self._several_groups(self._group, next(g for g in values if g != self._group))
+                self._batches.append(table)
+        else:
+            row = tuple(table)
+            if self._group is _NO_GROUP:
+                self._group = row[0]
+            elif row[0] != self._group:
+                self._several_groups(self._group, row[0])
+            self._rows.append(row)
+
+    def terminate(self) -> Iterator[Any]:
+        batch = self._input_batch()
+        if batch is None:
+            return
+        out = assign_table_rows(batch, self._plan.strategy, self._plan.with_racks)
+        if out is None:
+            return
+        if self._arrow:
+            yield out
+        else:
+            yield from zip(*(column.to_pylist() for column in out.columns))
+
+    def _input_batch(self) -> Optional[pa.RecordBatch]:
+        if self._batches:
+            if len(self._batches) == 1:
+                return self._batches[0]
+            return pa.Table.from_batches(self._batches).combine_chunks().to_batches()[0]
+        if not self._rows:
+            return None
+        kinds = dict((n, k) for n, k, _ in INPUT_COLUMNS)
+        names = self._plan.columns
+        columns = list(zip(*self._rows))
+        return pa.RecordBatch.from_arrays(
+            [pa.array(values, type=_ARROW_TYPES[kinds[name]]) for name, values in zip(names, columns)],
+            names=list(names))
+
+    def _several_groups(self, first: Any, second: Any) -> None:
+        function = self._plan.function
+        raise InvalidInputError(
+            f"{function} received rows of more than one group in one call: partition its input by "
+            f"group, as in {function}(TABLE(t) PARTITION BY group_id, strategy => '{self._plan.strategy}')",
+            column="group_id", rows=[first, second])
+
+
+_NO_GROUP = object()
+
+
+def assign_table_rows(batch: pa.RecordBatch, strategy: str, with_racks: bool) -> Optional[pa.RecordBatch]:
+    """Assign the one group whose table-argument rows are ``batch`` (columns named as
+    :data:`INPUT_COLUMNS`; absent optional ones may be missing). Returns the result
+    rows (``RESULT_COLUMNS``), or None when the group has no partition."""
+    from .worker import assign_batches
+
+    if batch.num_rows == 0:
+        return None
+    group = batch.column("group_id")[0].as_py()
+    _check_topic_counts(batch, group)
+    wire = _wire(batch, with_racks, group)
+    out = list(assign_batches(iter([wire]), strategy, group_column=True))
+    return out[0] if out else None
+
+
+def _check_topic_counts(batch: pa.RecordBatch, group: Any) -> None:
+    """Rows of one topic must agree on ``num_partitions`` (the metadata is per topic)."""
+    if batch.num_rows < 2:
+        return
+    topics = batch.column("topic").dictionary_encode()
+    index = np.asarray(topics.indices.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    counts = np.asarray(batch.column("num_partitions").cast(pa.int64()).fill_null(-(1 << 32))
+                        .to_numpy(zero_copy_only=False), dtype=np.int64)
+    keep = index >= 0
+    pairs = np.unique(index[keep] * (1 << 33) + counts[keep] + (1 << 32))
+    topic_of = pairs >> 33
+    if len(pairs) == len(np.unique(topic_of)):
+        return
+    bad = int(topic_of[1:][topic_of[1:] == topic_of[:-1]][0])
+    seen = sorted({None if c == -(1 << 32) else int(c) for c in counts[keep][index[keep] == bad]},
+                  key=lambda c: (c is None, c))
+    name = topics.dictionary[bad].as_py()
+    raise InvalidInputError("rows of one topic disagree on num_partitions", column="num_partitions",
+                            rows=[(name, c) for c in seen], group=group)
+
+
+def _wire(batch: pa.RecordBatch, with_racks: bool, group: Any) -> pa.RecordBatch:
+    """``batch`` as wire rows: one subscription row each, plus one replica-racks row per topic."""
+    n = batch.num_rows
+    present = set(batch.schema.names)
+    arrays = []
+    for name, kind in WIRE_COLUMNS:
+        arrow_type = _ARROW_TYPES[kind]
+        if name == "kind":
+            arrays.append(pa.array(np.full(n, KIND_SUBSCRIPTION, dtype=np.int8)))
+        elif name in present and name != "replica_racks":
+            arrays.append(batch.column(name).cast(arrow_type))
+        else:
+            arrays.append(pa.nulls(n, arrow_type))
+    subscriptions = pa.RecordBatch.from_arrays(arrays, schema=_WIRE_SCHEMA)
+    if not with_racks or "replica_racks" not in present or batch.column("replica_racks").null_count == n:
+        return subscriptions
+    racks: Dict[str, Any] = {}
+    for topic, value in zip(batch.column("topic").to_pylist(), batch.column("replica_racks").to_pylist()):
+        if topic is None or value is None:
+            continue
+        if racks.setdefault(topic, value) != value:
+            raise InvalidInputError("rows of one topic disagree on replica_racks", column="replica_racks",
+                                    rows=[(topic, racks[topic]), (topic, value)], group=group)
+    m = len(racks)
+    values = {"group_id": pa.array([group] * m, pa.string()),
+              "kind": pa.array(np.full(m, KIND_RACKS, dtype=np.int8)),
+              "topic": pa.array(list(racks), pa.string()),
+              "replica_racks": pa.array(list(racks.values()), _ARROW_TYPES["array<array<string>>"])}
+    rack_rows = pa.RecordBatch.from_arrays(
+        [values.get(name, pa.nulls(m, _ARROW_TYPES[kind])) for name, kind in WIRE_COLUMNS], schema=_WIRE_SCHEMA)
+    return pa.concat_batches([subscriptions, rack_rows])
+
+
+# ---------------------------------------------------------------------------------- SQL names
+
+
+def _handler_class(function: str, strategy: Optional[str]) -> type:
+    """The handler class of one SQL name, module-level so workers import it by name."""
+    if strategy is None:
+        def analyze(table: AnalyzeArgument, strategy: Optional[AnalyzeArgument] = None) -> AssignPlan:
+            return analyze_call(function, table, strategy, None)
+    else:
+        def analyze(table: AnalyzeArgument) -> AssignPlan:  # type: ignore[misc]
+            return analyze_call(function, table, None, strategy)
+    class_name = "".join(part.capitalize() for part in function.split("_"))
+    cls = type(class_name, (AssignHandler,), {
+        "analyze": staticmethod(analyze),
+        "__module__": __name__,
+        "__qualname__": class_name,
+        "__doc__": f"The ``{function}`` SQL table function"
+                   + (f" (strategy ``{strategy}``, partitioned by group_id itself)." if strategy else "."),
+    })
+    globals()[class_name] = cls
+    return cls
+
+
+#: SQL name -> handler class: ``assign_partitions`` and one per built-in strategy.
+TABLE_FUNCTIONS: Dict[str, type] = {"assign_partitions": _handler_class("assign_partitions", None)}
+for _name in strategy_names():
+    _function = "assign_" + _name.replace("-", "_")
+    TABLE_FUNCTIONS[_function] = _handler_class(_function, _name)

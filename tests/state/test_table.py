@@ -1,0 +1,142 @@
+"""AssignmentTable on the embedded engine: the generational loop, reads, idempotence, bad input."""
+
+import json
+
+import pytest
+from deltalake import DeltaTable
+
+from spark_assign import AssignmentTable
+from spark_assign.errors import InvalidInputError, SchemaError, StateTableError, UnknownStrategyError
+
+from .fleets import SUBS
+
+pytestmark = pytest.mark.spark
+
+TOPICS = {"orders": 4, "audit": 2}
+
+
+def subs(spark, rows):
+    return spark.createDataFrame(rows, SUBS)
+
+
+def owners(df):
+    return {(r.group_id, r.topic, r.partition): r.member_id for r in df.collect()}
+
+
+def test_cooperative_loop_revokes_then_assigns_and_is_idempotent(spark, tmp_path):
+    table = AssignmentTable(spark, str(tmp_path / "t"))
+    two = [("g1", "c1", "orders", None), ("g1", "c2", "orders", None), ("g2", "a", "audit", None)]
+    first = table.rebalance(subs(spark, two), TOPICS, "cooperative-sticky")
+    assert first.version == 1 and first.summary["groups_recomputed"] == 2 and first.summary["new"] == 6
+
+    again = table.rebalance(subs(spark, two), TOPICS, "cooperative-sticky")
+    assert again.version is None and again.summary == {"groups_recomputed": 0, "groups_unchanged": 2,
+                                                        "attempts": 1}
+    assert DeltaTable(table.path).version() == 1                      # nothing written
+
+    three = two + [("g1", "c3", "orders", None)]
+    joined = table.rebalance(subs(spark, three), TOPICS, "cooperative-sticky")
+    assert joined.version == 2 and joined.summary["groups_recomputed"] == 1
+    assert joined.summary["revoked"] == 1 and joined.summary["assigned"] == 0
+    follow_up = table.rebalance(subs(spark, three), TOPICS, "cooperative-sticky")   # the pending transfer
+    assert follow_up.version == 3 and follow_up.summary["assigned"] == 1 and follow_up.summary["revoked"] == 0
+    assert table.rebalance(subs(spark, three), TOPICS, "cooperative-sticky").version is None
+
+    latest = {(r.group_id, r.topic, r.partition): (r.generation, r.member_id, r.status)
+              for r in table.latest().collect()}
+    assert latest[("g2", "audit", 0)] == (1, "a", "new")              # untouched since generation 1
+    assert sorted(v[1] for k, v in latest.items() if k[0] == "g1") == ["c1", "c1", "c2", "c3"]
+    assert {v[0] for k, v in latest.items() if k[0] == "g1"} == {3}
+
+    history = table.history("g1").collect()
+    assert sorted({r.generation for r in history}) == [1, 2, 3]
+    assert [r.status for r in history if r.generation == 2].count("revoked") == 1
+    assert owners(table.at(version=1)) == owners(first.rows)
+    moved = table.diff(1, 3).collect()
+    assert len(moved) == 1 and moved[0].to_member_id == "c3"
+
+
+def test_changed_strategy_recomputes_every_group(spark, tmp_path):
+    table = AssignmentTable(spark, str(tmp_path / "t"))
+    rows = [("g1", "c1", "orders", None), ("g1", "c2", "orders", None), ("g2", "a", "audit", None)]
+    table.rebalance(subs(spark, rows), TOPICS, "range")
+    step = table.rebalance(subs(spark, rows), TOPICS, "sticky")
+    assert step.summary["groups_recomputed"] == 2
+    assert {r.strategy for r in table.latest().collect()} == {"sticky"}
+
+
+def test_static_member_restarting_keeps_its_partitions(spark, tmp_path):
+    table = AssignmentTable(spark, str(tmp_path / "t"))
+    rows = [("g", "a-1", "orders", "static-a"), ("g", "b-1", "orders", None)]
+    table.rebalance(subs(spark, rows), TOPICS, "sticky")
+    before = {p: m for (_, _, p), m in owners(table.latest()).items()}
+    restarted = [("g", "a-2", "orders", "static-a"), ("g", "b-1", "orders", None)]
+    table.rebalance(subs(spark, restarted), TOPICS, "sticky")
+    after = table.latest().collect()
+    assert {r.partition for r in after if r.member_id == "a-2"} == {p for p, m in before.items() if m == "a-1"}
+    # The same static member kept them; previous_member_id shows its old member id.
+    assert {(r.status, r.previous_member_id) for r in after if r.member_id == "a-2"} == {("kept", "a-1")}
+    assert {r.group_instance_id for r in after if r.member_id == "a-2"} == {"static-a"}
+
+
+def test_the_table_is_a_plain_delta_table(spark, tmp_path):
+    table = AssignmentTable(spark, str(tmp_path / "t"))
+    table.rebalance(subs(spark, [("g", "a", "orders", None)]), TOPICS, "range")
+    dt = DeltaTable(table.path)
+    protocol = dt.protocol()
+    assert (protocol.min_reader_version, protocol.min_writer_version) == (1, 2)
+    assert not protocol.reader_features and not protocol.writer_features
+    assert dt.metadata().partition_columns == ["commit_version"]
+    assert dt.to_pyarrow_table().num_rows == 4
+    commit = dt.history(1)[0]
+    summary = json.loads(commit["spark_assign"])
+    assert summary["operation"] == "rebalance" and summary["strategy"] == "range"
+
+
+def test_bad_input_writes_nothing(spark, tmp_path):
+    table = AssignmentTable(spark, str(tmp_path / "t"))
+    table.rebalance(subs(spark, [("g", "a", "orders", None)]), TOPICS, "range")
+    bad = subs(spark, [("g", "a", "orders", None), ("g", None, "orders", None)])
+    with pytest.raises(InvalidInputError, match="null or empty member_id; column 'member_id'; group 'g'"):
+        table.rebalance(bad, TOPICS, "range")
+    assert DeltaTable(table.path).version() == 1
+    with pytest.raises(SchemaError, match="member_id"):
+        table.rebalance(spark.createDataFrame([("g", "t")], "group_id string, topic string"), TOPICS)
+    with pytest.raises(UnknownStrategyError):
+        table.rebalance(subs(spark, [("g", "a", "orders", None)]), TOPICS, "rang")
+    assert DeltaTable(table.path).version() == 1
+
+
+def test_a_foreign_table_is_refused(spark, tmp_path):
+    path = str(tmp_path / "foreign")
+    import pyarrow as pa
+    from deltalake import write_deltalake
+
+    write_deltalake(path, pa.table({"group_id": ["g"], "x": [1]}))
+    table = AssignmentTable(spark, path)
+    with pytest.raises(StateTableError, match="not a spark-assign state table"):
+        table.rebalance(subs(spark, [("g", "a", "orders", None)]), TOPICS, "range")
+    with pytest.raises(StateTableError):
+        table.latest()
+
+
+def test_reads_need_a_table_and_arguments_are_checked(spark, tmp_path):
+    table = AssignmentTable(spark, str(tmp_path / "none"))
+    with pytest.raises(InvalidInputError, match="run rebalance first"):
+        table.latest()
+    with pytest.raises(InvalidInputError, match="exactly one of generation= and version="):
+        table.at()
+    with pytest.raises(InvalidInputError, match="engine must be"):
+        AssignmentTable(spark, "x/y", engine="duckdb")
+
+
+def test_dataframe_method_reads_previous_from_the_table(spark, tmp_path):
+    path = str(tmp_path / "t")
+    table = AssignmentTable(spark, path)
+    rows = [("g", "a", "orders", None), ("g", "b", "orders", None)]
+    table.rebalance(subs(spark, rows), TOPICS, "sticky")
+    for previous in (table, path):
+        result = subs(spark, rows + [("g", "c", "orders", None)]).assign_partitions(
+            "sticky", topics=TOPICS, previous=previous).collect()
+        assert {r.generation for r in result} == {2}
+        assert sum(r.status == "kept" for r in result) == 3
