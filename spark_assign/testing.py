@@ -25,6 +25,9 @@ from .core import AssignmentResult, GroupInput, Member, assign
 from .core.checks import balance_violations, stickiness_violations, validity_errors
 
 __all__ = [
+    "fleet_rows",
+    "churn_rows",
+    "FLEET_SCHEMA",
     "random_group",
     "large_group",
     "with_owned",
@@ -233,3 +236,60 @@ def _compare_round(case, i, rnd, assignment, revoked, result) -> List[CaseFailur
 def iter_rounds(case: Mapping[str, Any]) -> Iterator[int]:
     """Round indices of a case."""
     return iter(range(len(case["rounds"])))
+
+
+#: Spark DDL of the rows :func:`fleet_rows` and :func:`churn_rows` make.
+FLEET_SCHEMA = "group_id string, member_id string, topic string, group_instance_id string"
+
+
+def fleet_rows(groups: int, seed: int, members: int = 4, topics: int = 3, prefix: str = "g") -> List[tuple]:
+    """Subscription rows ``(group_id, member_id, topic, group_instance_id)`` of a seeded fleet.
+
+    Each of ``groups`` groups has ``members`` members (the first one static),
+    each subscribed to a random non-empty subset of topics ``t0..t{topics-1}``::
+
+        rows = fleet_rows(1000, seed=1)
+        df = spark.createDataFrame(rows, FLEET_SCHEMA)
+    """
+    rng = random.Random(seed)
+    names = [f"t{i}" for i in range(topics)]
+    rows = []
+    for g in range(groups):
+        for m in range(members):
+            subs = rng.sample(names, rng.randint(1, topics))
+            static = f"s{g}-{m}" if m == 0 else None
+            rows += [(f"{prefix}{g:05d}", f"{prefix}{g:05d}-m{m}", t, static) for t in subs]
+    return rows
+
+
+def churn_rows(rows: Sequence[tuple], seed: int, share: float, topics: int = 3) -> List[tuple]:
+    """``rows`` (from :func:`fleet_rows`) with ``share`` of the groups changed.
+
+    A changed group has a member leave, a member join, or a member subscribe
+    to one more topic (chosen at random; a leave in a one-member group and a
+    subscription by a member that has every topic change nothing).
+    """
+    rng = random.Random(seed)
+    by_group: Dict[str, List[tuple]] = {}
+    for r in rows:
+        by_group.setdefault(r[0], []).append(r)
+    names = [f"t{i}" for i in range(topics)]
+    out: List[tuple] = []
+    for gid, grows in sorted(by_group.items()):
+        if rng.random() < share:
+            kind = rng.choice(["leave", "join", "subscribe"])
+            members = sorted({r[1] for r in grows})
+            if kind == "leave" and len(members) > 1:
+                gone = rng.choice(members)
+                grows = [r for r in grows if r[1] != gone]
+            elif kind == "join":
+                new = f"{gid}-j{seed}"
+                grows = grows + [(gid, new, t, None) for t in rng.sample(names, rng.randint(1, topics))]
+            else:
+                who = rng.choice(members)
+                mine = {r[2] for r in grows if r[1] == who}
+                extra = [t for t in names if t not in mine]
+                if extra:
+                    grows = grows + [(gid, who, extra[0], next(r[3] for r in grows if r[1] == who))]
+        out += grows
+    return out

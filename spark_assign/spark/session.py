@@ -17,6 +17,8 @@ LOCAL_DEFAULTS: Dict[str, str] = {
     "spark.sql.session.timeZone": "UTC",
     "spark.driver.memory": "4g",
     "spark.ui.showConsoleProgress": "false",
+    # Long loops (generations, retries) run many jobs: keep few plan descriptions in the driver.
+    "spark.sql.ui.retainedExecutions": "50",
 }
 
 _DELTA_CONF = {

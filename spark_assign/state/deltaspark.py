@@ -124,5 +124,38 @@ class DeltaSparkBackend:
     def discard(self, staged) -> None:
         """Nothing was written outside a commit."""
 
+    def delete_before(self, snap: Snapshot, cutoffs, metadata: Dict[str, object]) -> Optional[int]:
+        """``MERGE ... WHEN MATCHED THEN DELETE`` of rows with ``generation <= cutoff`` of their group."""
+        if cutoffs.isEmpty():
+            return None
+        key = "spark.databricks.delta.commitInfo.userMetadata"
+        self.spark.conf.set(key, json.dumps(metadata))
+        try:
+            (self._delta().alias("t")
+                 .merge(cutoffs.alias("s"), "t.group_id = s.group_id AND t.generation <= s.cutoff")
+                 .whenMatchedDelete().execute())
+        except Exception as e:  # noqa: BLE001 - delta-spark's Concurrent*Exception arrive wrapped
+            if "Concurrent" in type(e).__name__ or "Concurrent" in str(e):
+                raise CommitConflict(str(e)) from e
+            raise
+        finally:
+            self.spark.conf.unset(key)
+        return self._delta().history(1).select("version").first()[0]
+
+    def vacuum(self, retention_hours: int) -> int:
+        """``VACUUM`` through delta-spark (its retention check stays on); delta-spark does not return a count."""
+        self._delta().vacuum(float(retention_hours))
+        return 0
+
+    def commit_metadata(self, snap: Snapshot) -> Optional[dict]:
+        """The ``spark_assign`` metadata of the commit that made ``snap`` (from its ``userMetadata``), or None."""
+        from pyspark.sql import functions as F
+
+        row = self._delta().history().where(F.col("version") == snap.version).select("userMetadata").first()
+        try:
+            return json.loads(row[0]).get("spark_assign") if row is not None and row[0] else None
+        except ValueError:
+            return None
+
     def history(self, limit: Optional[int] = None):
         return [r.asDict(recursive=True) for r in self._delta().history(limit).collect()]

@@ -239,5 +239,56 @@ class EmbeddedBackend:
             except OSError:
                 pass
 
+    def delete_before(self, snap: Snapshot, cutoffs, metadata: Dict[str, object]) -> Optional[int]:
+        """Delete rows with ``generation <= cutoff`` of their group, as version ``snap + 1`` exactly.
+
+        ``cutoffs`` is a Spark DataFrame ``(group_id, cutoff)``: one small row
+        per group to prune, brought to the driver as Arrow for delta-rs's
+        MERGE, which rewrites the affected files within their partitions.
+        """
+        from deltalake import CommitProperties
+        from deltalake.exceptions import CommitFailedError
+
+        source = cutoffs.toArrow()
+        if source.num_rows == 0:
+            return None
+        props = CommitProperties(max_commit_retries=0, custom_metadata={
+            k: v if isinstance(v, str) else json.dumps(v) for k, v in metadata.items()})
+        dt = snap.handle
+        try:
+            (dt.merge(source, predicate="t.group_id = s.group_id AND t.generation <= s.cutoff",
+                      source_alias="s", target_alias="t", commit_properties=props)
+               .when_matched_delete().execute())
+        except CommitFailedError as e:
+            raise CommitConflict(str(e)) from e
+        return dt.version()
+
+    def vacuum(self, retention_hours: int) -> int:
+        """Delta VACUUM through delta-rs; the number of files deleted."""
+        from deltalake import DeltaTable
+
+        # Delta's safety check stays on: files of a rebalance still being staged
+        # are not in the log yet, and a shorter retention could delete them.
+        return len(DeltaTable(self.root).vacuum(retention_hours=retention_hours, dry_run=False,
+                                                enforce_retention_duration=True))
+
+    def commit_metadata(self, snap: Snapshot) -> Optional[dict]:
+        """The ``spark_assign`` metadata of the commit that made ``snap``, or None.
+
+        Read from that version's log entry (one small JSON file); None when the
+        commit is not ours or its entry was cleaned up after a checkpoint.
+        """
+        entry = os.path.join(self.root, "_delta_log", f"{snap.version:020d}.json")
+        try:
+            with open(entry, encoding="utf-8") as f:
+                for line in f:
+                    info = json.loads(line).get("commitInfo")
+                    if info is not None:
+                        value = info.get("spark_assign")
+                        return json.loads(value) if isinstance(value, str) else value
+        except (OSError, ValueError):
+            return None
+        return None
+
     def history(self, limit: Optional[int] = None) -> List[dict]:
         return self.snapshot().handle.history(limit)

@@ -8,14 +8,19 @@ Delta table:
   a rebalance appends exactly one partition (commits are compare-and-set, so
   the version is known before writing), and files within it are
   range-partitioned by ``group_id`` so file statistics prune single-group reads;
-* beside the Delta log, ``_spark_assign/heads/<version>/`` holds the table's
-  *heads* at that version: one row per group with its latest generation, the
-  ``commit_version`` holding it, its input fingerprint, strategy and whether a
-  cooperative transfer is pending. Reading the latest generation reads the
-  heads, then only the partitions still holding a latest row, never the
-  superseded history. Delta ignores paths starting with ``_``.
+* beside the Delta log, ``_spark_assign/heads/<version>-<tag>/`` holds the
+  table's *heads* at that version: one row per group with its latest
+  generation, the ``commit_version`` holding it, its input fingerprint,
+  strategy and whether a cooperative transfer is pending. Each rebalance
+  attempt writes its own directory (``tag`` is random) before committing and
+  names it in its commit's metadata (``spark_assign.heads``), so of two
+  writers racing for a version, the heads read later are the winner's.
+  Reading the latest generation reads the heads, then only the partitions
+  still holding a latest row, never the superseded history. Delta ignores
+  paths starting with ``_``. A prune commit (retention) leaves every latest
+  generation in place and names the heads it started from.
 
-A version without heads (written by another tool, or by a delete) is read by
+A version whose commit names no heads (written by another tool) is read by
 scanning the table once.
 """
 
@@ -29,7 +34,8 @@ from ..schema import STATE_COLUMNS
 
 __all__ = [
     "TABLE_COLUMNS", "PARTITION_COLUMN", "HEADS_DIR", "HEADS_COLUMNS", "FORMAT_VERSION",
-    "APP_ID_PREFIX", "arrow_schema", "spark_ddl", "heads_ddl", "heads_path", "fingerprint_columns",
+    "APP_ID_PREFIX", "arrow_schema", "spark_ddl", "heads_ddl", "heads_path", "heads_name",
+    "fingerprint_columns",
 ]
 
 PARTITION_COLUMN = "commit_version"
@@ -69,9 +75,14 @@ def heads_ddl() -> str:
     return spark_ddl(HEADS_COLUMNS)
 
 
-def heads_path(root: str, version: int) -> str:
-    """Directory of the heads written with table version ``version``."""
-    return f"{root.rstrip('/')}/{HEADS_DIR}/{version}"
+def heads_name(version: int, tag: str) -> str:
+    """Name of the heads directory a rebalance attempt for ``version`` writes."""
+    return f"{version}-{tag}"
+
+
+def heads_path(root: str, name: str) -> str:
+    """Directory of the heads called ``name`` (see :func:`heads_name`)."""
+    return f"{root.rstrip('/')}/{HEADS_DIR}/{name}"
 
 
 def fingerprint_columns() -> List[str]:

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import datetime
 import os
+import shutil
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Union
 
@@ -37,7 +39,8 @@ from ..spark.inputs import subscription_columns, topics_frame
 from ..spark.session import has_delta_spark
 from .embedded import CommitConflict, EmbeddedBackend, Snapshot
 from ..schema import STATUSES
-from .layout import APP_ID_PREFIX, FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, heads_ddl, heads_path
+from .layout import (APP_ID_PREFIX, FORMAT_VERSION, HEADS_DIR, PARTITION_COLUMN, TABLE_COLUMNS, heads_ddl,
+                     heads_name, heads_path)
 
 __all__ = ["AssignmentTable", "Rebalance"]
 
@@ -122,7 +125,7 @@ class AssignmentTable:
     # ------------------------------------------------------------------ rebalance
 
     def rebalance(self, subscriptions: DataFrame, topics: Topics, strategy: str = "cooperative-sticky",
-                  num_files: Optional[int] = None, max_attempts: int = 5) -> Rebalance:
+                  num_files: Optional[int] = None, max_attempts: int = 5, force: bool = False) -> Rebalance:
         """Compute and commit the next generation of every group whose inputs changed.
 
         Example::
@@ -143,6 +146,10 @@ class AssignmentTable:
             Data files to write (default: ``spark.sql.shuffle.partitions``).
         max_attempts:
             Commits tried when other writers keep committing first.
+        force:
+            Recompute every group, changed or not (each gets a new
+            generation): after upgrading spark-assign, or to measure a full
+            recompute against an incremental one.
 
         Returns
         -------
@@ -150,6 +157,8 @@ class AssignmentTable:
             The new rows, the committed version (None when nothing changed) and counts.
         """
         chosen = get_strategy(strategy)
+        if not isinstance(force, bool):
+            raise InvalidInputError(f"force must be True or False, got {force!r}", column="force")
         if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
             raise InvalidInputError(f"max_attempts must be a positive integer, got {max_attempts!r}",
                                     column="max_attempts")
@@ -167,26 +176,31 @@ class AssignmentTable:
                 snap = self._backend.snapshot()
                 self._backend.check(snap)
                 heads = self._heads(snap)
-                changed = _changed_groups(fingerprints, heads, chosen.name).cache()
+                changed = (fingerprints if force else _changed_groups(fingerprints, heads, chosen.name)).cache()
                 n_changed = changed.count()
                 if n_changed == 0:
                     summary = {"groups_recomputed": 0, "groups_unchanged": n_groups, "attempts": attempt}
                     return Rebalance(self.spark.createDataFrame([], _state_ddl()), None, summary)
                 version = snap.version + 1
                 rows = self._compute(subscriptions, topic_df, chosen.name, snap, heads, changed, version, reuse)
-                rows = rows.cache()
-                per_group = _per_group(rows).cache()
                 with _data_errors():
-                    per_group.count()                               # runs the engine; bad input stops here
+                    # Runs the engine once (bad input stops here) and cuts the lineage: a retry
+                    # reuses these rows, and plans nested attempt after attempt would keep growing.
+                    rows = rows.localCheckpoint()
+                per_group = _per_group(rows).cache()
+                per_group.count()
                 staged = self._backend.stage(rows, version, files)
-                _write_heads(self.spark, self.path, version, heads, per_group, changed, chosen.name)
+                name = heads_name(version, uuid.uuid4().hex[:12])   # this attempt's own heads
+                _write_heads(self.spark, heads_path(self.path, name), version, heads, per_group, changed,
+                             chosen.name)
                 summary = _summary(per_group, n_changed, n_groups, attempt)
                 metadata = {"spark_assign": {"format": FORMAT_VERSION, "operation": "rebalance",
-                                             "strategy": chosen.name, **summary}}
+                                             "strategy": chosen.name, "heads": name, **summary}}
                 try:
                     self._backend.commit(snap, staged, f"{APP_ID_PREFIX}-{snap.table_id}", version, metadata)
                 except CommitConflict:
                     self._backend.discard(staged)
+                    self._remove_heads(name)
                     reuse = (rows, heads, changed)
                     time.sleep(min(0.1 * 2 ** attempt, 2.0))
                     continue
@@ -228,11 +242,11 @@ class AssignmentTable:
 
     def _heads(self, snap: Snapshot) -> DataFrame:
         """The heads at ``snap``: from its heads file, or (a version written by another tool) by a scan."""
-        heads = self._read_heads(snap.version)
-        if heads is not None:
-            return heads
         if snap.version == 0:
             return self.spark.createDataFrame([], heads_ddl())
+        heads = self._read_heads(snap)
+        if heads is not None:
+            return heads
         rows = self._backend.read(snap)
         latest = rows.groupBy("group_id").agg(F.max("generation").alias("generation"))
         return (rows.join(latest, ["group_id", "generation"], "left_semi")
@@ -242,10 +256,19 @@ class AssignmentTable:
                                          F.lit(None).cast("string").alias("input_fingerprint"),
                                          F.max(F.col("member_id").isNull()).alias("pending")))
 
-    def _read_heads(self, version: int) -> Optional[DataFrame]:
-        """The heads file of ``version``, cached, or None when there is none."""
+    def _heads_name(self, snap: Snapshot) -> Optional[str]:
+        """The heads directory named by the commit that made ``snap``, if any."""
+        meta = self._backend.commit_metadata(snap)
+        name = meta.get("heads") if isinstance(meta, dict) else None
+        return name if isinstance(name, str) and name else None
+
+    def _read_heads(self, snap: Snapshot) -> Optional[DataFrame]:
+        """The heads of ``snap``, cached, or None when its commit names none (or they are gone)."""
+        name = self._heads_name(snap)
+        if name is None:
+            return None
         try:
-            heads = self.spark.read.schema(heads_ddl()).parquet(heads_path(self.path, version)).cache()
+            heads = self.spark.read.schema(heads_ddl()).parquet(heads_path(self.path, name)).cache()
             heads.count()
             return heads
         except Exception:  # noqa: BLE001 - a missing path: AnalysisException (classic) or its Connect twin
@@ -324,6 +347,95 @@ class AssignmentTable:
         return joined.where(~F.col("from_member_id").eqNullSafe(F.col("to_member_id"))).select(
             "group_id", "topic", "partition", "from_generation", "from_member_id", "to_generation", "to_member_id")
 
+    # ------------------------------------------------------------------ retention
+
+    def prune(self, keep_generations: int) -> Optional[int]:
+        """Delete every group's generations but its last ``keep_generations``, in one Delta commit.
+
+        The latest generation of every group stays (it is the next
+        rebalance's ``previous``), so rebalancing is unaffected; ``history``
+        and ``at(generation=...)`` no longer see the pruned generations, while
+        ``at(version=...)`` of an earlier version still does until
+        :meth:`vacuum` removes the files. A prune racing a rebalance loses:
+        nothing is deleted and :class:`ConcurrentRebalanceError` says to run
+        it again.
+
+        Example::
+
+            table.prune(keep_generations=10)    # the Delta version written, or None
+            table.vacuum(retention_hours=168)   # then free the files
+
+        Parameters
+        ----------
+        keep_generations:
+            Generations to keep per group, at least 1.
+
+        Returns
+        -------
+        int or None
+            The version committed, or None when no group had more generations.
+        """
+        if isinstance(keep_generations, bool) or not isinstance(keep_generations, int) or keep_generations < 1:
+            raise InvalidInputError(f"keep_generations must be a positive integer, got {keep_generations!r}",
+                                    column="keep_generations")
+        snap = self._snapshot()
+        heads = self._heads(snap)
+        cutoffs = heads.select("group_id", (F.col("generation") - F.lit(keep_generations)).alias("cutoff")) \
+            .where(F.col("cutoff") >= 1)
+        metadata = {"spark_assign": {"format": FORMAT_VERSION, "operation": "prune",
+                                     "keep_generations": keep_generations, "heads": self._heads_name(snap)}}
+        try:
+            return self._backend.delete_before(snap, cutoffs, metadata)
+        except CommitConflict as e:
+            raise ConcurrentRebalanceError(
+                f"{self.location}: another writer committed while pruning; nothing was deleted, "
+                f"run prune again") from e
+
+    def vacuum(self, retention_hours: int = 168) -> int:
+        """Delete files no version newer than ``retention_hours`` needs (Delta ``VACUUM``).
+
+        Removes the files of pruned generations and of attempts that never
+        committed (a crashed or losing writer), and heads older than the
+        retention that the current version does not use. Time travel to
+        versions older than the retention stops working, as with any Delta
+        table. Example::
+
+            table.vacuum()          # keep a week, Delta's default
+
+        Parameters
+        ----------
+        retention_hours:
+            Keep files that versions of the last ``retention_hours`` hours use.
+            Less than the table's ``delta.deletedFileRetentionDuration`` (a
+            week by default) is refused: files a running rebalance has
+            written but not yet committed would go too.
+
+        Returns
+        -------
+        int
+            The number of data files deleted.
+        """
+        if isinstance(retention_hours, bool) or not isinstance(retention_hours, int) or retention_hours < 0:
+            raise InvalidInputError(f"retention_hours must be a non-negative integer, got {retention_hours!r}",
+                                    column="retention_hours")
+        snap = self._snapshot()
+        deleted = self._backend.vacuum(retention_hours)
+        current = self._heads_name(snap)
+        folder = os.path.join(self.path, HEADS_DIR)
+        if os.path.isdir(folder):                         # local tables; elsewhere heads stay (they are small)
+            horizon = time.time() - retention_hours * 3600
+            for name in os.listdir(folder):
+                full = os.path.join(folder, name)
+                if name != current and os.path.getmtime(full) < horizon:
+                    shutil.rmtree(full, ignore_errors=True)
+        return deleted
+
+    def _remove_heads(self, name: str) -> None:
+        """Best effort: drop the heads of an attempt that did not commit (vacuum gets any left)."""
+        full = heads_path(self.path, name)
+        if os.path.isdir(full):
+            shutil.rmtree(full, ignore_errors=True)
+
     def versions(self) -> List[Dict[str, Any]]:
         """The table's Delta history (newest first), with each rebalance's summary."""
         return self._backend.history()
@@ -386,7 +498,7 @@ def _per_group(rows: DataFrame) -> DataFrame:
         *[F.sum((F.col("status") == s).cast("long")).alias(s) for s in STATUSES])
 
 
-def _write_heads(spark, root: str, version: int, heads: DataFrame, per_group: DataFrame, changed: DataFrame,
+def _write_heads(spark, path: str, version: int, heads: DataFrame, per_group: DataFrame, changed: DataFrame,
                  strategy: str) -> None:
     """The heads of ``version``: unchanged groups as they were, changed ones at their new generation."""
     # A changed group without partitions keeps its generation; its fingerprint is still recorded.
@@ -403,7 +515,7 @@ def _write_heads(spark, root: str, version: int, heads: DataFrame, per_group: Da
     unchanged = heads.join(_small(changed.select("group_id")), "group_id", "left_anti")
     merged = unchanged.unionByName(updated)
     merged.coalesce(max(1, min(8, int(spark.conf.get("spark.sql.shuffle.partitions"))))) \
-        .write.mode("overwrite").parquet(heads_path(root, version))
+        .write.mode("overwrite").parquet(path)
 
 
 def _summary(per_group: DataFrame, recomputed: int, total: int, attempt: int) -> Dict[str, int]:

@@ -1,0 +1,56 @@
+"""Retention: prune keeps each group's last generations, vacuum frees files; rebalancing goes on."""
+
+import json
+
+import pytest
+from deltalake import DeltaTable
+
+from spark_assign import AssignmentTable
+from spark_assign.errors import InvalidInputError
+
+from .fleets import SUBS
+
+pytestmark = pytest.mark.spark
+
+TOPICS = {"orders": 4}
+
+
+def test_prune_keeps_the_last_generations_and_the_loop_continues(spark, tmp_path):
+    table = AssignmentTable(spark, str(tmp_path / "t"))
+    members = [("busy", "a", "orders", None), ("quiet", "q", "orders", None)]
+    table.rebalance(spark.createDataFrame(members, SUBS), TOPICS, "sticky")
+    for m in ("b", "c", "d"):                              # "busy" reaches generation 4, "quiet" stays at 1
+        members.append(("busy", m, "orders", None))
+        table.rebalance(spark.createDataFrame(members, SUBS), TOPICS, "sticky")
+    latest = {(r.group_id, r.partition): r.member_id for r in table.latest().collect()}
+    version = DeltaTable(table.path).version()
+
+    pruned = table.prune(keep_generations=2)
+    assert pruned == version + 1
+    assert sorted({r.generation for r in table.history("busy").collect()}) == [3, 4]
+    assert sorted({r.generation for r in table.history("quiet").collect()}) == [1]
+    assert {(r.group_id, r.partition): r.member_id for r in table.latest().collect()} == latest
+    assert table.at(version=version - 1).where("group_id = 'busy'").first().generation == 3
+    assert {r.generation for r in table.at(version=1).collect()} == {1}     # time travel before the prune
+    info = json.loads(DeltaTable(table.path).history(1)[0]["spark_assign"])
+    assert info["operation"] == "prune" and info["keep_generations"] == 2
+
+    # The prune kept the heads: an unchanged fleet is still a no-op, a change recomputes one group.
+    assert table.rebalance(spark.createDataFrame(members, SUBS), TOPICS, "sticky").version is None
+    step = table.rebalance(spark.createDataFrame(members[:-1], SUBS), TOPICS, "sticky")
+    assert step.summary["groups_recomputed"] == 1
+    assert {(r.group_id, r.generation) for r in step.rows.collect()} == {("busy", 5)}
+
+    assert table.prune(keep_generations=10) is None                        # nothing that old
+    assert table.vacuum() == 0                                             # pruned files are recent: kept
+    assert sorted({r.generation for r in table.history("busy").collect()}) == [3, 4, 5]
+
+
+def test_retention_arguments_are_checked(spark, tmp_path):
+    table = AssignmentTable(spark, str(tmp_path / "t"))
+    table.rebalance(spark.createDataFrame([("g", "a", "orders", None)], SUBS), TOPICS, "range")
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(InvalidInputError, match="keep_generations must be a positive integer"):
+            table.prune(keep_generations=bad)
+    with pytest.raises(InvalidInputError, match="retention_hours"):
+        table.vacuum(retention_hours=-5)
