@@ -20,6 +20,7 @@ from .errors import (
     UnknownStrategyError,
 )
 from .spark import assign_partitions, attach, local_session
+from .spark.sql import register
 from .state import AssignmentTable
 
 attach()
@@ -34,6 +35,7 @@ __all__ = [
     "assign_partitions",
     "AssignmentTable",
     "local_session",
+    "register",
     "strategy_names",
     "SparkAssignError",
     "InvalidInputError",

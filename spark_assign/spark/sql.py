@@ -11,7 +11,14 @@ again replaces the same definitions, so it is idempotent):
   ``(TABLE(t))`` only; they partition their input by ``group_id`` themselves,
   so the PARTITION BY cannot be forgotten (and must not be written);
 * ``kafka_partition(key, num_partitions)`` and ``kafka_murmur2(key)``: Kafka's
-  default partitioner and its hash, byte-exact, vectorized.
+  default partitioner and its hash, byte-exact, vectorized (SQL functions with
+  typed parameters over Arrow UDFs registered as ``_spark_assign_kafka_*``).
+
+Generations in Delta from SQL (:mod:`.sql_state`): :func:`state_views` makes
+temporary views over an ``AssignmentTable`` and :func:`rebalance` commits the
+next generation from SQL views; :func:`run_script` runs ``sql/`` scripts, with
+``CALL spark_assign.rebalance(...)`` / ``CALL spark_assign.views(...)`` as
+statements for those two.
 
 The table functions take one row per member and subscribed topic with the
 topic's partition count (Kafka's subscription as the group leader sees it):
@@ -26,19 +33,22 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, List, Union
+from typing import Any, List, Mapping, Optional, Union
 
 from pyspark.util import PythonEvalType
 
-from .sql_kafka import udfs
+from ..errors import InvalidInputError
+from .sql_kafka import SQL_FUNCTIONS, udfs
+from .sql_state import call_statement, rebalance, state_views
 from .sql_table import TABLE_FUNCTIONS
 
-__all__ = ["register", "TABLE_FUNCTION_NAMES", "SCALAR_FUNCTION_NAMES", "split_statements", "run_script"]
+__all__ = ["register", "TABLE_FUNCTION_NAMES", "SCALAR_FUNCTION_NAMES", "split_statements", "run_script",
+           "state_views", "rebalance"]
 
 #: The table functions ``register`` adds.
 TABLE_FUNCTION_NAMES: List[str] = list(TABLE_FUNCTIONS)
 #: The scalar functions ``register`` adds.
-SCALAR_FUNCTION_NAMES: List[str] = ["kafka_partition", "kafka_murmur2"]
+SCALAR_FUNCTION_NAMES: List[str] = list(SQL_FUNCTIONS)
 
 
 def register(spark: Any, *, arrow: bool = True) -> List[str]:
@@ -78,6 +88,8 @@ def register(spark: Any, *, arrow: bool = True) -> List[str]:
         spark.udtf.register(name, function)
     for name, function in udfs().items():
         spark.udf.register(name, function)
+    for definition in SQL_FUNCTIONS.values():
+        spark.sql(definition)
     return TABLE_FUNCTION_NAMES + SCALAR_FUNCTION_NAMES
 
 
@@ -91,6 +103,10 @@ def split_statements(script: str) -> List[str]:
 
     Comments are kept inside statements (Spark accepts them); statements that
     hold only comments and whitespace are dropped.
+
+    Example::
+
+        split_statements("SELECT 1; -- done\nSELECT ';'")   # ['SELECT 1', "-- done\nSELECT ';'"]
     """
     statements, current = [], []
     for token in _TOKEN.findall(script):
@@ -104,11 +120,41 @@ def split_statements(script: str) -> List[str]:
     return [s.strip() for s in statements if code.sub("", s).strip()]
 
 
-def run_script(spark: Any, script: Union[str, Path]) -> List[Any]:
+_PARAM = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def run_script(spark: Any, script: Union[str, Path], params: Optional[Mapping[str, str]] = None,
+               collect: bool = False) -> List[Any]:
     """Run every statement of a SQL script (a path or the text); returns one DataFrame each.
+
+    Example::
+
+        from pathlib import Path
+        from spark_assign.spark.sql import run_script
+
+        frames = run_script(spark, Path("sql/06_delta_generations.sql"), params={"state": "/data/fleet_state"})
+        frames[-1].show()
 
     Statements run in order with ``spark.sql``; commands (``CREATE``, ``CACHE``...)
     take effect at once, queries stay lazy in the returned DataFrames.
+    ``${name}`` is replaced by ``params[name]`` first (names not in ``params``
+    are left for Spark's own variable substitution).
+    ``CALL spark_assign.rebalance(...)`` and ``CALL spark_assign.views(...)``
+    run the Delta bridge of :mod:`spark_assign.spark.sql_state` and return
+    its summary.
+    ``collect=True`` returns each statement's rows instead, collected before
+    the next statement runs (later statements may replace the views a query
+    reads, and a Spark Connect DataFrame resolves its views when it runs).
     """
     text = Path(script).read_text(encoding="utf-8") if isinstance(script, Path) else script
-    return [spark.sql(statement) for statement in split_statements(text)]
+    if params:
+        bad = [k for k in params if not isinstance(k, str) or not _PARAM.fullmatch("${" + k + "}")]
+        if bad:
+            raise InvalidInputError(f"params names must be identifiers, got {bad}", column="params")
+        text = _PARAM.sub(lambda m: str(params[m.group(1)]) if m.group(1) in params else m.group(0), text)
+    frames = []
+    for statement in split_statements(text):
+        called = call_statement(spark, statement)
+        frame = called if called is not None else spark.sql(statement)
+        frames.append(frame.collect() if collect else frame)
+    return frames

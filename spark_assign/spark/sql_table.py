@@ -150,8 +150,11 @@ class AssignHandler:
         self._rows: List[tuple] = []
         self._arrow = False
         self._group: Any = _NO_GROUP
+        self._partitioned = plan.partitioned_by_itself or _made_for_one_partition()
 
     def eval(self, table: Any, *args: Any, **kwargs: Any) -> None:
+        if self._partitioned is False:
+            self._not_partitioned()
         if isinstance(table, pa.RecordBatch):
             self._arrow = True
             if table.num_rows:
@@ -203,8 +206,46 @@ class AssignHandler:
             f"group, as in {function}(TABLE(t) PARTITION BY group_id, strategy => '{self._plan.strategy}')",
             column="group_id", rows=[first, second])
 
+    def _not_partitioned(self) -> None:
+        function = self._plan.function
+        raise InvalidInputError(
+            f"{function} needs its table argument partitioned by group: write "
+            f"{function}(TABLE(t) PARTITION BY group_id, strategy => '{self._plan.strategy}'), or call "
+            f"assign_{self._plan.strategy.replace('-', '_')}(TABLE(t)), which partitions by itself",
+            column="group_id")
+
 
 _NO_GROUP = object()
+#: The classes with which Spark's Python worker wraps a UDTF whose table argument is partitioned.
+_PARTITION_WRAPPERS = frozenset({"ArrowUDTFWithPartition", "UDTFWithPartitions"})
+
+
+def _made_for_one_partition() -> Optional[bool]:
+    """Whether Spark's worker is creating this handler for a partitioned table argument.
+
+    Spark never tells ``analyze`` whether the call has a PARTITION BY, but its
+    Python worker creates the handler through a wrapper class when it has one
+    (``pyspark.worker.read_udtf``), and directly otherwise. True: a wrapper is
+    among the callers; False: the worker's ``read_udtf`` created it directly
+    (no PARTITION BY); None: neither was recognised (another Spark version, or
+    a direct call), and only the several-groups check applies.
+    """
+    import sys
+
+    try:
+        frame = sys._getframe(2)
+    except (AttributeError, ValueError):
+        return None
+    for _ in range(6):
+        if frame is None:
+            return None
+        owner = frame.f_locals.get("self")
+        if owner is not None and type(owner).__name__ in _PARTITION_WRAPPERS:
+            return True
+        if frame.f_code.co_name == "read_udtf" and frame.f_globals.get("__name__", "").startswith("pyspark"):
+            return False
+        frame = frame.f_back
+    return None
 
 
 def assign_table_rows(batch: pa.RecordBatch, strategy: str, with_racks: bool) -> Optional[pa.RecordBatch]:
