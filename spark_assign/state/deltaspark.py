@@ -104,7 +104,8 @@ class DeltaSparkBackend:
 
     def stage(self, rows, version: int, num_files: int):
         """Nothing to write ahead: delta-spark writes and commits in one step."""
-        return rows.repartitionByRange(num_files, "group_id").sortWithinPartitions("group_id", "generation")
+        spread = rows.coalesce(1) if num_files == 1 else rows.repartitionByRange(num_files, "group_id")
+        return spread.sortWithinPartitions("group_id", "generation", "topic", "partition")
 
     def commit(self, snap: Snapshot, staged, app_id: str, version: int, metadata: Dict[str, object]) -> None:
         attempt = uuid.uuid4().hex

@@ -198,8 +198,8 @@ class EmbeddedBackend:
         """Write ``rows`` as data files of ``commit_version=version`` from Spark tasks."""
         _fault("before-write")
         tag = uuid.uuid4().hex[:8]
-        ordered = rows.repartitionByRange(num_files, "group_id").sortWithinPartitions(
-            "group_id", "generation", "topic", "partition")
+        spread = rows.coalesce(1) if num_files == 1 else rows.repartitionByRange(num_files, "group_id")
+        ordered = spread.sortWithinPartitions("group_id", "generation", "topic", "partition")
         metas = ordered.mapInArrow(write_task(self.root, version, tag), FILE_META_DDL).collect()
         _fault("after-write")
         return [FileMeta(m.asDict()) for m in metas]

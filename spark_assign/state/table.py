@@ -44,6 +44,9 @@ from .layout import (APP_ID_PREFIX, FORMAT_VERSION, HEADS_DIR, PARTITION_COLUMN,
 
 __all__ = ["AssignmentTable", "Rebalance"]
 
+#: Rows per data file a rebalance aims at (a few MB of Parquet).
+ROWS_PER_FILE = 1_000_000
+
 Topics = Union[Mapping[str, int], DataFrame]
 
 
@@ -143,7 +146,8 @@ class AssignmentTable:
         strategy:
             A strategy name. Changing it recomputes every group.
         num_files:
-            Data files to write (default: ``spark.sql.shuffle.partitions``).
+            Data files to write (default: one per million rows, at most
+            ``spark.sql.shuffle.partitions``).
         max_attempts:
             Commits tried when other writers keep committing first.
         force:
@@ -166,18 +170,22 @@ class AssignmentTable:
             subscriptions = subscriptions.withColumn("group_id", F.lit("default"))
         subscription_columns(subscriptions)                         # schema check, before any job
         topic_df = topics_frame(self.spark, topics)
+        if num_files is not None and (isinstance(num_files, bool) or not isinstance(num_files, int) or num_files < 1):
+            raise InvalidInputError(f"num_files must be a positive integer, got {num_files!r}", column="num_files")
         fingerprints = _fingerprints(subscriptions, topic_df, chosen.name).cache()
-        n_groups = fingerprints.count()
-        files = num_files or int(self.spark.conf.get("spark.sql.shuffle.partitions"))
         self._ensure_table()
         reuse: Optional[tuple] = None
+        cached: List[DataFrame] = [fingerprints]
         try:
             for attempt in range(1, max_attempts + 1):
                 snap = self._backend.snapshot()
                 self._backend.check(snap)
                 heads = self._heads(snap)
-                changed = (fingerprints if force else _changed_groups(fingerprints, heads, chosen.name)).cache()
-                n_changed = changed.count()
+                status = _group_status(fingerprints, heads, chosen.name, force).cache()
+                cached.append(status)
+                counts = status.agg(F.count(F.lit(1)), F.sum(F.col("_changed").cast("long"))).first()
+                n_groups, n_changed = int(counts[0]), int(counts[1] or 0)
+                changed = status.where("_changed").select("group_id", "input_fingerprint")
                 if n_changed == 0:
                     summary = {"groups_recomputed": 0, "groups_unchanged": n_groups, "attempts": attempt}
                     return Rebalance(self.spark.createDataFrame([], _state_ddl()), None, summary)
@@ -188,12 +196,10 @@ class AssignmentTable:
                     # reuses these rows, and plans nested attempt after attempt would keep growing.
                     rows = rows.localCheckpoint()
                 per_group = _per_group(rows).cache()
-                per_group.count()
-                staged = self._backend.stage(rows, version, files)
-                name = heads_name(version, uuid.uuid4().hex[:12])   # this attempt's own heads
-                _write_heads(self.spark, heads_path(self.path, name), version, heads, per_group, changed,
-                             chosen.name)
                 summary = _summary(per_group, n_changed, n_groups, attempt)
+                staged = self._backend.stage(rows, version, num_files or self._files_for(summary))
+                name = heads_name(version, uuid.uuid4().hex[:12])   # this attempt's own heads
+                _write_heads(heads_path(self.path, name), version, heads, per_group, changed, chosen.name)
                 metadata = {"spark_assign": {"format": FORMAT_VERSION, "operation": "rebalance",
                                              "strategy": chosen.name, "heads": name, **summary}}
                 try:
@@ -206,9 +212,16 @@ class AssignmentTable:
                     continue
                 return Rebalance(rows, version, summary)
         finally:
-            fingerprints.unpersist()
+            for df in cached:
+                df.unpersist()
         raise ConcurrentRebalanceError(
             f"{self.location}: other writers committed first {max_attempts} times; rebalance not committed")
+
+    def _files_for(self, summary: Dict[str, int]) -> int:
+        """Data files for a generation: one per million rows, at most ``spark.sql.shuffle.partitions``."""
+        rows = sum(summary[s] for s in ("new", "kept", "moved", "revoked", "assigned"))
+        limit = int(self.spark.conf.get("spark.sql.shuffle.partitions"))
+        return max(1, min(limit, -(-rows // ROWS_PER_FILE)))
 
     def _ensure_table(self) -> None:
         if not self._backend.exists():
@@ -475,14 +488,15 @@ def _fingerprints(subscriptions: DataFrame, topics: DataFrame, strategy: str) ->
                256).alias("input_fingerprint"))
 
 
-def _changed_groups(fingerprints: DataFrame, heads: DataFrame, strategy: str) -> DataFrame:
-    """Groups that are new, changed input or strategy, or wait for a cooperative transfer."""
+def _group_status(fingerprints: DataFrame, heads: DataFrame, strategy: str, force: bool) -> DataFrame:
+    """``(group_id, input_fingerprint, _changed)``: changed when new, with a changed input or
+    strategy, waiting for a cooperative transfer, or forced."""
     h = heads.select("group_id", F.col("input_fingerprint").alias("_fp"), F.col("pending").alias("_pending"),
                      F.col("strategy").alias("_strategy"))
     j = fingerprints.join(h, "group_id", "left")
-    return j.where(F.col("_fp").isNull() | (F.col("_fp") != F.col("input_fingerprint")) |
-                   F.coalesce(F.col("_pending"), F.lit(False)) | (F.col("_strategy") != F.lit(strategy))) \
-        .select("group_id", "input_fingerprint")
+    changed = (F.lit(force) | F.col("_fp").isNull() | (F.col("_fp") != F.col("input_fingerprint")) |
+               F.coalesce(F.col("_pending"), F.lit(False)) | (F.col("_strategy") != F.lit(strategy)))
+    return j.select("group_id", "input_fingerprint", F.coalesce(changed, F.lit(True)).alias("_changed"))
 
 
 def _small(df: DataFrame) -> DataFrame:
@@ -498,7 +512,7 @@ def _per_group(rows: DataFrame) -> DataFrame:
         *[F.sum((F.col("status") == s).cast("long")).alias(s) for s in STATUSES])
 
 
-def _write_heads(spark, path: str, version: int, heads: DataFrame, per_group: DataFrame, changed: DataFrame,
+def _write_heads(path: str, version: int, heads: DataFrame, per_group: DataFrame, changed: DataFrame,
                  strategy: str) -> None:
     """The heads of ``version``: unchanged groups as they were, changed ones at their new generation."""
     # A changed group without partitions keeps its generation; its fingerprint is still recorded.
@@ -514,8 +528,7 @@ def _write_heads(spark, path: str, version: int, heads: DataFrame, per_group: Da
                        F.coalesce(F.col("pending"), F.lit(False)).alias("pending")))
     unchanged = heads.join(_small(changed.select("group_id")), "group_id", "left_anti")
     merged = unchanged.unionByName(updated)
-    merged.coalesce(max(1, min(8, int(spark.conf.get("spark.sql.shuffle.partitions"))))) \
-        .write.mode("overwrite").parquet(path)
+    merged.coalesce(1).write.mode("overwrite").parquet(path)     # one row per group: one small file
 
 
 def _summary(per_group: DataFrame, recomputed: int, total: int, attempt: int) -> Dict[str, int]:
