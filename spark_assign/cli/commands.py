@@ -1,0 +1,331 @@
+"""The subcommands: ``demo``, ``simulate``, ``rebalance``, ``history``, ``diff``, ``report``.
+
+Each takes the parsed arguments and a :class:`Context` and returns the exit
+status. Inputs are checked before Spark starts wherever that is possible (a
+missing path, an unknown strategy, a bad scenario file), so mistakes fail fast.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, TextIO
+
+from ..core import get_strategy
+from ..schema import STATUSES
+from .inputs import check_input, read_input
+from .runtime import CliError, Progress, SparkRuntime, is_delta_table, is_path, require_table
+from .simulate import (DEFAULT_STRATEGIES, SCENARIO_KEYS, load_scenario_file, make_plan, parse_strategies,
+                       run_plan, summary_table)
+from .state import COMMIT_HEADERS, commit_rows, read_state_rows, write_report
+from .tables import format_seconds, format_table
+
+__all__ = ["Context", "COMMANDS", "DEMO_SCENARIO", "DEMO_STRATEGIES"]
+
+#: The demo's fleet: small, with every kind of churn, and a cooperative strategy that has transfers to make.
+DEMO_SCENARIO: Dict[str, Any] = {
+    "groups": 20, "members": 6, "topics": 3, "partitions": 8, "generations": 6, "joins": 2, "leaves": 1,
+    "crashes": 1, "partition_growth": 2, "static_share": 0.5, "racks": 0, "subscription": "uniform", "seed": 7,
+}
+DEMO_STRATEGIES = ("sticky", "cooperative-sticky")
+
+
+@dataclass
+class Context:
+    """What a command runs with: the Spark runtime, the progress printer and the output stream."""
+
+    runtime: SparkRuntime
+    progress: Progress
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+
+    def print(self, text: str = "") -> None:
+        """Write a result line to the output stream."""
+        self.out.write(text + "\n")
+        self.out.flush()
+
+
+# ---------------------------------------------------------------------------- simulate & demo
+
+def _scenario_flags(args) -> Dict[str, Any]:
+    flags = {k: getattr(args, k, None) for k in SCENARIO_KEYS}
+    flags["follow_ups"] = getattr(args, "follow_ups", None)
+    flags["title"] = getattr(args, "title", None)
+    return flags
+
+
+def _fresh_table_path(location: str, overwrite: bool, option: str = "--table") -> str:
+    """An absolute path where a new table can go: absent, empty, or (``overwrite``) an old Delta table."""
+    path = os.path.abspath(os.path.expanduser(location))
+    if os.path.isfile(path):
+        raise CliError(f"{option}: {location} is a file, not a folder")
+    if os.path.isdir(path):
+        if is_delta_table(path):
+            if not overwrite:
+                raise CliError(f"{option}: {location} already holds a Delta table; pass --overwrite to replace it")
+            shutil.rmtree(path)
+        elif any(os.scandir(path)):
+            raise CliError(f"{option}: {location} is a folder that is not a Delta table; refusing to write into it")
+    return path
+
+
+def _check_out(path: str, option: str) -> str:
+    full = os.path.abspath(os.path.expanduser(path))
+    if os.path.isdir(full):
+        raise CliError(f"{option}: {path} is a folder; give a file name such as report.html")
+    if not os.path.isdir(os.path.dirname(full)):
+        raise CliError(f"{option}: no such folder: {os.path.dirname(full)}")
+    return full
+
+
+def _simulate(ctx: Context, plan, table_path: str, report: Optional[str], check_idempotent: bool = False):
+    """Run ``plan`` into a new table at ``table_path``; print the summary; write the report if asked."""
+    from ..state import AssignmentTable
+
+    ctx.progress.say(f"simulating {plan.describe()}")
+    spark = ctx.runtime.session()
+    began = time.perf_counter()
+    table = AssignmentTable(spark, table_path)
+    results = run_plan(spark, table, plan, ctx.progress, check_idempotent=check_idempotent)
+    ctx.progress.say(f"simulation done: {len(results)} rebalances in {format_seconds(time.perf_counter() - began)}")
+    ctx.print(summary_table(results))
+    ctx.print()
+    ctx.print(f"Table:  {table_path}")
+    if report:
+        rows = read_state_rows(ctx.runtime, table_path)
+        title = plan.title or f"Simulation: {' vs '.join(plan.strategies)}"
+        write_report(rows, report, title)
+    return results
+
+
+def cmd_simulate(args, ctx: Context) -> int:
+    """``simulate``: a scenario from flags or a file, over its generations, into a new Delta table."""
+    strategies = parse_strategies(args.strategy)
+    settings = load_scenario_file(args.scenario) if args.scenario else {}
+    plan = make_plan(settings, _scenario_flags(args), strategies, default_strategies=DEFAULT_STRATEGIES)
+    report = _check_out(args.report, "--report") if args.report else None
+    table_path = _fresh_table_path(args.table, args.overwrite)
+    _simulate(ctx, plan, table_path, report)
+    if report:
+        ctx.print(f"Report: {report}")
+    return 0
+
+
+def cmd_demo(args, ctx: Context) -> int:
+    """``demo``: a small fleet under sticky and cooperative-sticky, a summary and an HTML report."""
+    strategies = parse_strategies(args.strategy)
+    plan = make_plan({}, _scenario_flags(args), strategies, defaults=DEMO_SCENARIO,
+                     default_strategies=DEMO_STRATEGIES)
+    if plan.title is None:
+        plan.title = f"spark-assign demo: {' vs '.join(plan.strategies)}"
+    folder = os.path.abspath(os.path.expanduser(args.path))
+    if os.path.isfile(folder):
+        raise CliError(f"--path: {args.path} is a file, not a folder")
+    os.makedirs(folder, exist_ok=True)
+    table_path = _fresh_table_path(os.path.join(folder, "table"), overwrite=True, option="--path")
+    report = os.path.join(folder, "report.html")
+    began = time.perf_counter()
+    _simulate(ctx, plan, table_path, report, check_idempotent=True)
+    shown = os.path.relpath(table_path) if not os.path.relpath(table_path).startswith("..") else table_path
+    example = plan.group_id(plan.strategies[-1], "g" + "0" * len(str(plan.scenario.groups - 1)))
+    ctx.print()
+    ctx.print("Explore the table:")
+    ctx.print(f"  spark-assign history --table {shown}")
+    ctx.print(f"  spark-assign history --table {shown} --group {example}")
+    ctx.print(f"  spark-assign diff --table {shown} --from 1 --to {plan.scenario.generations}")
+    ctx.progress.say(f"demo done in {format_seconds(time.perf_counter() - began)} (after Spark started)")
+    ctx.print(f"Report: {report}")
+    return 0
+
+
+# ---------------------------------------------------------------------------- rebalance
+
+def _group_figures(subscriptions, rows):
+    """Per recomputed group: generation, members, partitions, status counts, spread (pandas)."""
+    from pyspark.sql import functions as F
+
+    if "group_id" not in subscriptions.columns:
+        subscriptions = subscriptions.withColumn("group_id", F.lit("default"))
+    one = F.lit(1)
+    groups = rows.select("group_id").distinct()
+    owned = (rows.where(F.col("member_id").isNotNull()).groupBy("group_id", "member_id")
+             .agg(F.count(one).alias("n")))
+    members = (subscriptions.select("group_id", "member_id").distinct().join(groups, "group_id", "left_semi")
+               .join(owned, ["group_id", "member_id"], "left").fillna(0, subset=["n"]))
+    spread = members.groupBy("group_id").agg(F.count(one).alias("members"),
+                                             (F.max("n") - F.min("n")).alias("spread"))
+    status = rows.groupBy("group_id").agg(F.max("generation").alias("generation"),
+                                          F.count(one).alias("partitions"),
+                                          *[F.sum((F.col("status") == s).cast("long")).alias(s) for s in STATUSES])
+    return status.join(spread, "group_id", "left").toPandas()
+
+
+def cmd_rebalance(args, ctx: Context) -> int:
+    """``rebalance``: one generation of real inputs, committed to the state table."""
+    from ..state import AssignmentTable
+
+    strategy = get_strategy(args.strategy).name
+    check_input(args.subscriptions, "--subscriptions")
+    check_input(args.topics, "--topics")
+    location = args.table
+    if is_path(location):
+        path = os.path.abspath(os.path.expanduser(location))
+        if os.path.isfile(path):
+            raise CliError(f"--table: {location} is a file, not a folder")
+        if os.path.isdir(path) and not is_delta_table(path) and any(os.scandir(path)):
+            raise CliError(f"--table: {location} is a folder that is not a Delta table; refusing to write into it")
+        location = path
+    spark = ctx.runtime.session()
+    subscriptions = read_input(spark, args.subscriptions, "--subscriptions")
+    topics = read_input(spark, args.topics, "--topics")
+    table = AssignmentTable(spark, location)
+    began = time.perf_counter()
+    step = table.rebalance(subscriptions, topics, strategy=strategy)
+    seconds = time.perf_counter() - began
+    s = step.summary
+    recomputed, unchanged = s.get("groups_recomputed", 0), s.get("groups_unchanged", 0)
+    if step.version is None:
+        ctx.print(f"Nothing changed: {unchanged} groups have the same inputs as their latest generation; "
+                  f"no commit ({format_seconds(seconds)}).")
+        return 0
+    figures = _group_figures(subscriptions, step.rows)
+    spreads = figures["spread"].fillna(0)
+    lines = [("table", table.path), ("strategy", strategy), ("committed version", step.version),
+             ("groups recomputed", f"{recomputed} of {recomputed + unchanged}"),
+             ("partitions new", s.get("new", 0)), ("partitions kept", s.get("kept", 0)),
+             ("partitions moved", s.get("partitions_moved", 0)), ("partitions revoked (pending)", s.get("revoked", 0)),
+             ("transfers completed", s.get("assigned", 0)),
+             ("spread, worst group", int(spreads.max()) if len(spreads) else 0),
+             ("spread, mean", round(float(spreads.mean()), 2) if len(spreads) else 0.0),
+             ("commit attempts", s.get("attempts", 1)), ("time", format_seconds(seconds))]
+    ctx.print(format_table(["rebalance", "value"], [list(x) for x in lines]))
+    figures = figures.assign(_movement=figures["moved"] + figures["revoked"])
+    figures = figures.sort_values(["_movement", "group_id"], ascending=[False, True], kind="stable")
+    shown = figures if args.limit == 0 else figures.head(args.limit)
+    headers = ["group", "generation", "members", "partitions", "kept", "moved", "revoked", "assigned", "new",
+               "spread"]
+    rows = [[r.group_id, int(r.generation), _int(r.members), int(r.partitions), int(r.kept), int(r.moved),
+             int(r.revoked), int(r.assigned), int(r.new), _int(r.spread)] for r in shown.itertuples(index=False)]
+    ctx.print()
+    more = f", {len(shown)} of {len(figures)} shown (most movement first)" if len(shown) < len(figures) else ""
+    ctx.print(format_table(headers, rows, title=f"Recomputed groups{more}:"))
+    return 0
+
+
+def _int(value: Any) -> Optional[int]:
+    try:
+        return None if value is None or value != value else int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+# ---------------------------------------------------------------------------- history & diff
+
+def _open_table(ctx: Context, location: str):
+    from ..state import AssignmentTable
+
+    location = require_table(location)
+    return AssignmentTable(ctx.runtime.session(), location)
+
+
+def cmd_history(args, ctx: Context) -> int:
+    """``history``: the table's commits, or one group's generations and what moved in each."""
+    table = _open_table(ctx, args.table)
+    if args.group is None:
+        entries = table.versions()
+        rows = commit_rows(entries)
+        ctx.print(format_table(COMMIT_HEADERS, rows, title=f"Commits of {table.path} (oldest first):"))
+        return 0
+    from ..report import group_metrics
+
+    frame = table.history(args.group).toPandas()
+    if frame.empty:
+        raise CliError(f"no group {args.group!r} in {args.table}")
+    gm = group_metrics(frame).sort_values("generation")
+    headers = ["generation", "strategy", "committed (UTC)", "members", "partitions", "kept", "moved", "revoked",
+               "assigned", "new", "spread"]
+    rows = [[int(r.generation), r.strategy, _stamp(r.committed_at), int(r.members), int(r.partitions), int(r.kept),
+             int(r.moved), int(r.revoked), int(r.assigned), int(r.new), int(r.spread)]
+            for r in gm.itertuples(index=False)]
+    ctx.print(format_table(headers, rows, title=f"Group {args.group}: {len(rows)} generations"))
+    changes = frame[frame["status"].isin(["moved", "revoked", "assigned"])]
+    changes = changes.sort_values(["generation", "topic", "partition"], kind="stable")
+    shown = changes if args.limit == 0 else changes.head(args.limit)
+    ctx.print()
+    title = "What moved (moved: new owner at once; revoked: taken, pending; assigned: transfer completed)"
+    if len(shown) < len(changes):
+        title += f", first {len(shown)} of {len(changes)} (--limit 0 for all)"
+    rows = [[int(r.generation), r.topic, int(r.partition), r.status, r.previous_member_id or "-",
+             r.member_id or "(pending)"] for r in shown.itertuples(index=False)]
+    ctx.print(format_table(["generation", "topic", "partition", "status", "from", "to"], rows, title=title + ":"))
+    return 0
+
+
+def _stamp(value: Any) -> str:
+    import pandas as pd
+
+    if value is None or pd.isna(value):
+        return "-"
+    return pd.Timestamp(value).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def cmd_diff(args, ctx: Context) -> int:
+    """``diff``: partitions whose owner differs between two generations, for the fleet or one group."""
+    from pyspark.sql import functions as F
+
+    table = _open_table(ctx, args.table)
+    diff = table.diff(args.from_generation, args.to_generation)
+    span = f"generation {args.from_generation} and {args.to_generation}"
+    if args.group is not None:
+        rows = diff.where(F.col("group_id") == args.group).orderBy("topic", "partition").collect()
+        shown = rows if args.limit == 0 else rows[:args.limit]
+        title = f"Group {args.group}: {len(rows)} partitions changed owner between {span}"
+        if len(shown) < len(rows):
+            title += f", first {len(shown)} shown (--limit 0 for all)"
+        out = [[r.topic, r.partition, r.from_generation, r.from_member_id or "-", r.to_generation,
+                r.to_member_id or "-"] for r in shown]
+        ctx.print(format_table(["topic", "partition", "from gen", "from member", "to gen", "to member"], out,
+                               title=title + ":"))
+        return 0
+    per_group = (diff.groupBy("group_id").agg(
+        F.count(F.lit(1)).alias("changed"),
+        F.sum((F.col("from_member_id").isNotNull() & F.col("to_member_id").isNotNull()).cast("long"))
+         .alias("moved"),
+        F.sum(F.col("from_member_id").isNull().cast("long")).alias("gained"),
+        F.sum(F.col("to_member_id").isNull().cast("long")).alias("lost"))
+        .orderBy(F.desc("changed"), "group_id").collect())
+    total = sum(r.changed for r in per_group)
+    shown = per_group if args.limit == 0 else per_group[:args.limit]
+    title = f"{total} partitions changed owner in {len(per_group)} groups between {span}"
+    if len(shown) < len(per_group):
+        title += f"; the {len(shown)} groups with most changes (--limit 0 for all)"
+    out = [[r.group_id, r.changed, r.moved, r.gained, r.lost] for r in shown]
+    ctx.print(format_table(["group", "changed", "member to member", "from no owner", "to no owner"], out,
+                           title=title + ":"))
+    return 0
+
+
+# ---------------------------------------------------------------------------- report
+
+def cmd_report(args, ctx: Context) -> int:
+    """``report``: the self-contained HTML report of a state table."""
+    out = _check_out(args.out, "--out")
+    if is_path(args.table):
+        require_table(args.table)
+    rows = read_state_rows(ctx.runtime, args.table)
+    name = os.path.basename(os.path.normpath(args.table))
+    path = write_report(rows, out, args.title or f"Consumer group assignments: {name}", args.top)
+    ctx.print(f"Report: {path}")
+    return 0
+
+
+COMMANDS = {
+    "demo": cmd_demo,
+    "simulate": cmd_simulate,
+    "rebalance": cmd_rebalance,
+    "history": cmd_history,
+    "diff": cmd_diff,
+    "report": cmd_report,
+}

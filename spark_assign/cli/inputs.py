@@ -1,0 +1,144 @@
+"""Reading the ``rebalance`` command's inputs: files, Delta folders, catalog tables, inline topics.
+
+An input is, in this order of detection:
+
+* ``orders=12,payments=6`` (topics only): topic metadata inline;
+* a path: a Delta folder (it holds ``_delta_log``), or Parquet, CSV (with a
+  header row) or JSON lines, told apart by the file extension (for a folder:
+  by the extension of the files in it);
+* anything else: a table in Spark's catalog.
+
+CSV has no types: ``generation``, ``num_partitions`` and ``partition`` are
+read as integers, ``owned_partitions`` as a list of integers written
+``0;1;2`` (any non-digit separator), every other column as a string.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Dict, Optional
+
+from .runtime import CliError, is_delta_table, is_path
+
+__all__ = ["FORMATS", "detect_format", "check_input", "read_input", "parse_topics_spec"]
+
+#: File extensions of each format.
+FORMATS = {
+    "parquet": (".parquet", ".pq"),
+    "csv": (".csv",),
+    "json": (".json", ".jsonl", ".ndjson"),
+}
+_INTEGER_COLUMNS = ("generation", "num_partitions", "partition")
+_TOPIC_SPEC = re.compile(r"^\s*[^=,\s]+\s*=\s*\d+\s*(,\s*[^=,\s]+\s*=\s*\d+\s*)*,?\s*$")
+
+
+def parse_topics_spec(text: str) -> Optional[Dict[str, int]]:
+    """``"orders=12,payments=6"`` as ``{"orders": 12, "payments": 6}``; None when ``text`` is not one."""
+    if not _TOPIC_SPEC.match(text) or os.path.exists(text):
+        return None
+    out: Dict[str, int] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, count = (s.strip() for s in part.split("=", 1))
+        if name in out:
+            raise CliError(f"topic {name!r} appears twice in {text!r}")
+        out[name] = int(count)
+    return out
+
+
+def _format_of_file(path: str) -> Optional[str]:
+    lower = path.lower()
+    for name, extensions in FORMATS.items():
+        if lower.endswith(extensions):
+            return name
+    return None
+
+
+def detect_format(path: str) -> str:
+    """``"delta"``, ``"parquet"``, ``"csv"`` or ``"json"`` for an existing path; raises :class:`CliError`."""
+    if os.path.isdir(path):
+        if is_delta_table(path):
+            return "delta"
+        found = set()
+        for root, dirs, files in os.walk(path):
+            dirs[:] = [d for d in dirs if not d.startswith(("_", "."))]
+            found.update(f for f in (_format_of_file(name) for name in files if not name.startswith(("_", ".")))
+                         if f)
+        if len(found) == 1:
+            return found.pop()
+        if not found:
+            raise CliError(f"{path}: a folder without a _delta_log nor .parquet, .csv or .json files")
+        raise CliError(f"{path}: a folder mixing {', '.join(sorted(found))} files; give one file or folder per input")
+    kind = _format_of_file(path)
+    if kind is None:
+        known = ", ".join(e for exts in FORMATS.values() for e in exts)
+        raise CliError(f"{path}: unknown file type; expected a Delta folder or a file ending in {known}")
+    return kind
+
+
+def check_input(value: str, option: str) -> None:
+    """Before Spark starts: a path-like input must exist and have a known format."""
+    if option == "--topics" and parse_topics_spec(value) is not None:
+        return
+    if is_path(value) or _format_of_file(value):
+        path = os.path.expanduser(value)
+        if not os.path.exists(path):
+            raise CliError(f"{option}: no such file or directory: {value}")
+        detect_format(path)
+
+
+def read_input(spark, value: str, option: str):
+    """The input ``value`` of ``option`` as a Spark DataFrame (or, for inline topics, a dict)."""
+    if option == "--topics":
+        inline = parse_topics_spec(value)
+        if inline is not None:
+            return inline
+    check_input(value, option)
+    if not (is_path(value) or _format_of_file(value)):
+        if not spark.catalog.tableExists(value):
+            raise CliError(f"{option}: no such file, folder or catalog table: {value}")
+        return spark.table(value)
+    path = os.path.abspath(os.path.expanduser(value))
+    kind = detect_format(path)
+    if kind == "delta":
+        return _read_delta(spark, path)
+    if kind == "parquet":
+        return spark.read.parquet(path)
+    if kind == "json":
+        return spark.read.json(path)
+    return _typed_csv(spark.read.option("header", True).csv(path))
+
+
+def _typed_csv(df):
+    """CSV columns as strings, except the integer columns and ``owned_partitions`` (see the module doc)."""
+    from pyspark.sql import functions as F
+
+    cols = []
+    for name in df.columns:
+        if name in _INTEGER_COLUMNS:
+            cols.append(F.col(name).cast("int").alias(name))
+        elif name == "owned_partitions":
+            parts = F.split(F.trim(F.regexp_replace(F.col(name), r"[^0-9]+", " ")), " ")
+            cols.append(F.when(F.col(name).isNull(), F.lit(None).cast("array<int>"))
+                        .otherwise(F.filter(parts, lambda p: p != "").cast("array<int>")).alias(name))
+        else:
+            cols.append(F.col(name))
+    return df.select(*cols)
+
+
+def _read_delta(spark, path: str):
+    """A Delta folder: with delta-spark when the session has it, else its files as listed by delta-rs."""
+    from ..spark.session import has_delta_spark
+
+    if has_delta_spark(spark):
+        return spark.read.format("delta").load(path)
+    import pyarrow as pa
+    from deltalake import DeltaTable
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    table = DeltaTable(path)
+    schema = from_arrow_schema(pa.schema(table.schema().to_arrow()))
+    uris = table.file_uris()
+    if not uris:
+        return spark.createDataFrame([], schema)
+    return spark.read.schema(schema).option("basePath", path).parquet(*uris)

@@ -1,0 +1,225 @@
+"""The ``spark-assign`` argument parser: subcommands, their flags, and one-line usage errors."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Dict, List, NoReturn, Optional, Union
+
+from ..scenario import SUBSCRIPTION_MODES
+from .commands import DEMO_SCENARIO, DEMO_STRATEGIES
+from .simulate import DEFAULT_STRATEGIES
+
+__all__ = ["build_parser", "UsageError", "parse_conf"]
+
+DESCRIPTION = """\
+Kafka partition assignment for fleets of consumer groups, on Spark, with every
+generation kept in a Delta table. Start with `spark-assign demo`."""
+
+EPILOG = """\
+Run `spark-assign <command> --help` for a command's flags; the guide is docs/cli.md.
+Exit status: 0 success, 2 bad command line or input, 1 unexpected failure."""
+
+
+class UsageError(Exception):
+    """A command-line mistake found by argparse (shown as one line, exit status 2)."""
+
+    def __init__(self, message: str, prog: str) -> None:
+        super().__init__(message)
+        self.prog = prog
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser that raises :class:`UsageError` instead of printing usage and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message, self.prog)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = _count(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
+    return value
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}")
+    return value
+
+
+def _topics(text: str) -> Union[int, Dict[str, int]]:
+    """``--topics``: a number of topics, or ``orders=12,payments=6``."""
+    if "=" not in text:
+        return _positive(text)
+    out: Dict[str, int] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, _, count = part.partition("=")
+        name = name.strip()
+        if not name or not count.strip().isdigit():
+            raise argparse.ArgumentTypeError(f"expected a number or NAME=PARTITIONS,..., got {text!r}")
+        out[name] = int(count)
+    return out
+
+
+def _conf(text: str) -> str:
+    if "=" not in text or not text.split("=", 1)[0].strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return text
+
+
+def parse_conf(values: Optional[List[str]]) -> Dict[str, str]:
+    """``--conf KEY=VALUE`` values as a dict."""
+    return dict((k.strip(), v) for k, v in (item.split("=", 1) for item in values or []))
+
+
+def _common() -> argparse.ArgumentParser:
+    common = _Parser(add_help=False)
+    group = common.add_argument_group("output and Spark")
+    group.add_argument("-v", "--verbose", action="store_true",
+                       help="show Spark's console output and, on errors, the Python traceback")
+    group.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    group.add_argument("--master", default="local[2]", metavar="URL",
+                       help="Spark master of the session started here (default: %(default)s); "
+                            "an active session is reused")
+    group.add_argument("--conf", action="append", type=_conf, metavar="KEY=VALUE",
+                       help="a Spark setting for the session started here (repeatable)")
+    return common
+
+
+def _scenario_flags(parser: argparse.ArgumentParser, defaults: Optional[Dict[str, Any]] = None) -> None:
+    """The Scenario flags. Defaults are None (= not given) so that a scenario file can fill them."""
+    d = defaults or {}
+
+    def shown(name: str, fallback: str) -> str:
+        return f" (default: {d[name]})" if name in d else fallback
+
+    g = parser.add_argument_group("scenario (see docs/cli.md)")
+    g.add_argument("--groups", type=_positive, metavar="N", help="consumer groups" + shown("groups", " (default: 1)"))
+    g.add_argument("--members", type=_count, metavar="N", help="members per group at first" + shown("members", " (default: 6)"))
+    g.add_argument("--topics", type=_topics, metavar="N|NAME=P,...",
+                   help="a number of topics t0, t1, ..., or named topics with partition counts"
+                        + shown("topics", " (default: 2)"))
+    g.add_argument("--partitions", type=_count, metavar="N", help="partitions per topic when --topics is a number"
+                   + shown("partitions", " (default: 6)"))
+    g.add_argument("--generations", type=_positive, metavar="N", help="generations, the first being the initial fleet"
+                   + shown("generations", " (default: 5)"))
+    g.add_argument("--joins", type=_count, metavar="N", help="members joining each group before each later generation"
+                   + shown("joins", " (default: 0)"))
+    g.add_argument("--leaves", type=_count, metavar="N", help="members leaving each group before each later generation"
+                   + shown("leaves", " (default: 0)"))
+    g.add_argument("--crashes", type=_count, metavar="N", help="members crashing per group and generation; a static member "
+                   "restarts with a new member id" + shown("crashes", " (default: 0)"))
+    g.add_argument("--partition-growth", type=_count, dest="partition_growth", metavar="N",
+                   help="partitions added to random topics before each later generation"
+                   + shown("partition_growth", " (default: 0)"))
+    g.add_argument("--static-share", type=_share, dest="static_share", metavar="SHARE",
+                   help="share of members with a group.instance.id (0 to 1)" + shown("static_share", " (default: 0)"))
+    g.add_argument("--racks", type=_count, metavar="N", help="racks of members and partition replicas (0: none)"
+                   + shown("racks", " (default: 0)"))
+    g.add_argument("--subscription", choices=SUBSCRIPTION_MODES,
+                   help="uniform: every member subscribes to every topic; mixed: random subsets"
+                   + shown("subscription", " (default: uniform)"))
+    g.add_argument("--seed", type=_count, metavar="N", help="random seed; the same seed gives the same fleet"
+                   + shown("seed", " (default: 0)"))
+
+
+def _strategy_flags(parser: argparse.ArgumentParser, default: tuple) -> None:
+    g = parser.add_argument_group("strategies")
+    g.add_argument("--strategy", action="append", metavar="NAME[,NAME...]",
+                   help="strategy to simulate, repeatable or comma-separated "
+                        f"(default: {', '.join(default)}); with several, group ids become <strategy>/<group>")
+    g.add_argument("--follow-ups", type=_count, dest="follow_ups", metavar="N",
+                   help="follow-up rebalances run at once while cooperative transfers are pending (default: 1)")
+    g.add_argument("--title", help="the report's title")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``spark-assign`` parser with all its subcommands."""
+    from .. import __version__
+
+    parser = _Parser(prog="spark-assign", description=DESCRIPTION, epilog=EPILOG,
+                     formatter_class=lambda prog: argparse.RawDescriptionHelpFormatter(prog, max_help_position=20))
+    parser.add_argument("--version", action="version", version=f"spark-assign {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="<command>", title="commands")
+    common = _common()
+
+    def add(name: str, help_text: str, description: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help_text, description=description, parents=[common],
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+
+    demo = add("demo", "a small simulated fleet: summary and HTML report",
+               "Simulate a small fleet of consumer groups with churn under sticky and cooperative-sticky,\n"
+               "commit every generation to a Delta table in --path, print a summary and write\n"
+               "--path/report.html. Reruns replace the demo's table.")
+    demo.add_argument("--path", default="spark-assign-demo", metavar="DIR",
+                      help="folder for the table (DIR/table) and the report (DIR/report.html); "
+                           "default: ./%(default)s")
+    _scenario_flags(demo, DEMO_SCENARIO)
+    _strategy_flags(demo, DEMO_STRATEGIES)
+
+    sim = add("simulate", "a scenario over generations, committed to a Delta table",
+              "Run a scenario (from flags, or --scenario FILE with flags overriding it) for one or more\n"
+              "strategies; each generation of each strategy is one commit to --table.")
+    sim.add_argument("--scenario", metavar="FILE", help="scenario settings in a .json or .yaml file")
+    sim.add_argument("--table", required=True, metavar="PATH", help="folder of the new Delta state table")
+    sim.add_argument("--overwrite", action="store_true", help="replace an existing Delta table at --table")
+    sim.add_argument("--report", metavar="FILE.html", help="also write the HTML report there")
+    _scenario_flags(sim)
+    _strategy_flags(sim, DEFAULT_STRATEGIES)
+
+    reb = add("rebalance", "one generation of real inputs into the state table",
+              "Compute the next generation of every group whose inputs changed and commit it.\n"
+              "Inputs: a Delta folder, a .parquet/.csv/.json file or folder, or a catalog table name;\n"
+              "--topics also takes NAME=PARTITIONS,... inline.")
+    reb.add_argument("--subscriptions", required=True, metavar="PATH|TABLE",
+                     help="rows (group_id, member_id, topic[, group_instance_id, rack, owned_partitions, generation])")
+    reb.add_argument("--topics", required=True, metavar="PATH|TABLE|NAME=P,...",
+                     help="rows (topic, num_partitions), or inline: orders=12,payments=6")
+    reb.add_argument("--table", required=True, metavar="PATH|TABLE", help="the state table (created if absent)")
+    reb.add_argument("--strategy", required=True, metavar="NAME",
+                     help="the strategy; changing it recomputes every group")
+    reb.add_argument("--limit", type=_count, default=20, metavar="N",
+                     help="recomputed groups to list (default: %(default)s; 0: all)")
+
+    his = add("history", "a table's commits, or one group's generations and what moved",
+              "Without --group: one line per commit (rebalance) of the table.\n"
+              "With --group: the group's generations and every partition that moved, was revoked or assigned.")
+    his.add_argument("--table", required=True, metavar="PATH|TABLE", help="the state table")
+    his.add_argument("--group", metavar="GROUP_ID", help="one group")
+    his.add_argument("--limit", type=_count, default=50, metavar="N",
+                     help="partition changes to list (default: %(default)s; 0: all)")
+
+    dif = add("diff", "what moved between two generations",
+              "Partitions whose owner differs between generation --from and --to (each group at its latest\n"
+              "generation not after that number): per group for the fleet, per partition for --group.")
+    dif.add_argument("--table", required=True, metavar="PATH|TABLE", help="the state table")
+    dif.add_argument("--from", dest="from_generation", type=_count, required=True, metavar="N",
+                     help="the earlier generation")
+    dif.add_argument("--to", dest="to_generation", type=_count, required=True, metavar="M",
+                     help="the later generation")
+    dif.add_argument("--group", metavar="GROUP_ID", help="one group")
+    dif.add_argument("--limit", type=_count, default=50, metavar="N", help="lines to list (default: %(default)s; 0: all)")
+
+    rep = add("report", "the self-contained HTML report of a table",
+              "Render every generation of the table as one HTML file (inline SVG charts, no network).")
+    rep.add_argument("--table", required=True, metavar="PATH|TABLE", help="the state table")
+    rep.add_argument("--out", required=True, metavar="FILE.html", help="where to write the report")
+    rep.add_argument("--title", help="the page title")
+    rep.add_argument("--top", type=_positive, default=25, metavar="N",
+                     help="groups listed with their latest assignment (default: %(default)s)")
+    return parser

@@ -1,0 +1,162 @@
+"""What every subcommand needs: errors, progress lines, a quiet Spark session, paths.
+
+* :class:`CliError`: a problem with the command line or its inputs; ``main``
+  prints it as one line and exits with status 2.
+* :class:`Progress`: status lines on stderr (``--quiet`` silences them).
+* :class:`SparkRuntime`: the Spark session, started on first use. It reuses
+  the active session when there is one (a notebook, a test); otherwise it
+  starts :func:`~spark_assign.spark.session.local_session` with Spark's own
+  console output (banner, JVM warnings, log lines) sent to a log file, unless
+  ``--verbose``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Dict, Optional, TextIO
+
+from ..errors import SparkAssignError
+from .tables import format_seconds
+
+__all__ = ["CliError", "Progress", "SparkRuntime", "is_path", "is_delta_table", "require_table"]
+
+
+class CliError(SparkAssignError, ValueError):
+    """A bad command line or input: shown as ``spark-assign: error: <message>``, exit status 2."""
+
+
+class Progress:
+    """Status lines on a stream (stderr by default); silent when ``enabled`` is false."""
+
+    def __init__(self, enabled: bool = True, stream: Optional[TextIO] = None) -> None:
+        self.enabled = enabled
+        self.stream = stream
+
+    def say(self, message: str) -> None:
+        """Write one status line."""
+        if self.enabled:
+            stream = self.stream or sys.stderr
+            stream.write(message + "\n")
+            stream.flush()
+
+
+def is_path(location: str) -> bool:
+    """Whether a ``--table`` or input value names a filesystem path rather than a catalog table.
+
+    Paths contain a separator, start with ``.`` or ``~``, or exist; anything
+    else (``fleet``, ``db.fleet``) is a catalog name. The same rule as
+    :class:`~spark_assign.state.AssignmentTable`.
+    """
+    return "/" in location or os.sep in location or location.startswith((".", "~")) or os.path.exists(location)
+
+
+def is_delta_table(path: str) -> bool:
+    """Whether ``path`` is a directory holding a Delta log."""
+    return os.path.isdir(os.path.join(os.path.expanduser(path), "_delta_log"))
+
+
+def require_table(location: str) -> str:
+    """Check, before Spark starts, that a path ``--table`` exists; return the location to open.
+
+    Catalog names are returned as they are: the catalog is asked once Spark runs.
+    """
+    if not is_path(location):
+        return location
+    path = os.path.expanduser(location)
+    if not os.path.exists(path):
+        raise CliError(f"no such table: {location} does not exist")
+    if not is_delta_table(path):
+        raise CliError(f"{location} is not a Delta table (it has no _delta_log)")
+    return path
+
+
+class SparkRuntime:
+    """The command's Spark session, created on first use by :meth:`session`.
+
+    Parameters
+    ----------
+    verbose:
+        Show Spark's own console output (log level WARN) instead of a log file.
+    master:
+        The master of a session started here (``local[2]`` by default).
+    conf:
+        More Spark settings for a session started here.
+    progress:
+        Where to say that Spark is starting, and how long it took.
+    """
+
+    def __init__(self, verbose: bool = False, master: str = "local[2]", conf: Optional[Dict[str, str]] = None,
+                 progress: Optional[Progress] = None) -> None:
+        self.verbose = verbose
+        self.master = master
+        self.conf = dict(conf or {})
+        self.progress = progress or Progress(False)
+        self.log_path: Optional[str] = None
+        self._spark = None
+        self._owned = False
+
+    @property
+    def started(self) -> bool:
+        """Whether a session is in use."""
+        return self._spark is not None
+
+    def session(self):
+        """The active SparkSession, or a new local one (quiet unless verbose)."""
+        if self._spark is not None:
+            return self._spark
+        from pyspark.sql import SparkSession
+
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            self._spark = active
+            return active
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        from ..spark.session import local_session
+
+        self.progress.say(f"starting Spark ({self.master}) ...")
+        began = time.perf_counter()
+        if self.verbose:
+            self._spark = local_session(master=self.master, quiet=False, **self.conf)
+        else:
+            self._spark = self._quiet_start(local_session)
+        self._owned = True
+        self.progress.say(f"Spark ready in {format_seconds(time.perf_counter() - began)}")
+        return self._spark
+
+    def _quiet_start(self, start):
+        """Start Spark with file descriptor 2 pointing to a log file.
+
+        The JVM inherits that descriptor, so its banner, warnings and log lines
+        (and those of the Python workers it forks) go to the log for the whole
+        session; Python's own stderr is restored as soon as the session is up.
+        """
+        fd, self.log_path = tempfile.mkstemp(prefix="spark-assign-", suffix=".log")
+        sys.stderr.flush()
+        saved = os.dup(2)
+        try:
+            os.dup2(fd, 2)
+            return start(master=self.master, quiet=True, **self.conf)
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            os.close(fd)
+
+    def close(self, failed: bool = False) -> None:
+        """Stop a session started here; delete its log unless the command failed."""
+        if self._spark is not None and self._owned:
+            try:
+                self._spark.stop()
+            except Exception:  # noqa: BLE001 - stopping is best effort at exit
+                pass
+        self._spark = None
+        if self.log_path and not failed:
+            try:
+                Path(self.log_path).unlink()
+            except OSError:
+                pass
+            self.log_path = None

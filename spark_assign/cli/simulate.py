@@ -1,0 +1,309 @@
+"""Simulations for the ``simulate`` and ``demo`` commands: a scenario, rebalanced into a state table.
+
+A :class:`Plan` is a :class:`~spark_assign.scenario.Scenario` plus the
+strategies to run it under. :func:`run_plan` walks the scenario's generations;
+for each generation and strategy it builds the subscriptions of every group
+and calls :meth:`AssignmentTable.rebalance <spark_assign.state.AssignmentTable.rebalance>`,
+which commits one Delta version. When a rebalance leaves cooperative
+transfers pending, up to ``follow_ups`` follow-up rebalances run at once with
+the same members, as Kafka's consumers rejoin right after revoking.
+
+With more than one strategy, each strategy's groups get their own ids in the
+one table: ``<strategy>/<group>`` (``sticky/g03``), since a group has one
+strategy at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+from ..core import get_strategy
+from ..errors import SparkAssignError
+from ..scenario import Generation, Scenario, generate
+from .runtime import CliError, Progress
+from .tables import format_seconds, format_table
+
+__all__ = ["Plan", "SCENARIO_KEYS", "load_scenario_file", "make_plan", "parse_strategies", "run_plan",
+           "summary_table", "DEFAULT_STRATEGIES"]
+
+#: Strategies of ``simulate`` when neither the flags nor the scenario file name any.
+DEFAULT_STRATEGIES = ("cooperative-sticky",)
+
+#: Keys of a scenario file that are :class:`Scenario` fields.
+SCENARIO_KEYS = tuple(f.name for f in fields(Scenario))
+#: Other keys a scenario file may hold.
+PLAN_KEYS = ("strategies", "follow_ups", "title")
+
+SUBSCRIPTIONS_DDL = "group_id string, member_id string, topic string, group_instance_id string, rack string"
+TOPICS_DDL = "topic string, num_partitions int, replica_racks array<array<string>>"
+
+
+@dataclass
+class Plan:
+    """A scenario and how to run it: ``strategies`` in order, ``follow_ups`` per cooperative rebalance."""
+
+    scenario: Scenario
+    strategies: List[str]
+    follow_ups: int = 1
+    title: Optional[str] = None
+
+    def group_id(self, strategy: str, group: str) -> str:
+        """The table's id of ``group`` under ``strategy``: prefixed when several strategies share the table."""
+        return f"{strategy}/{group}" if len(self.strategies) > 1 else group
+
+    def describe(self) -> str:
+        """One line: the fleet, its churn and the strategies."""
+        s = self.scenario
+        topics = s.topic_counts()
+        sizes = sorted(set(topics.values()))
+        shape = f"{len(topics)} topics x {sizes[0]} partitions" if len(sizes) == 1 else \
+            f"{len(topics)} topics ({sum(topics.values())} partitions)"
+        churn = [f"{n} {what}" for n, what in ((s.joins, "joins"), (s.leaves, "leaves"), (s.crashes, "crashes"),
+                                               (s.partition_growth, "new partitions")) if n]
+        return (f"{s.groups} groups x {s.members} members, {shape}, {s.generations} generations"
+                + (f" ({', '.join(churn)} per generation)" if churn else "")
+                + f"; strategies: {', '.join(self.strategies)}")
+
+
+def parse_strategies(values: Optional[Sequence[str]]) -> Optional[List[str]]:
+    """``--strategy`` values (repeatable, comma lists allowed) as canonical names, in order, without repeats.
+
+    Unknown names raise :class:`~spark_assign.errors.UnknownStrategyError`
+    (listing the valid ones) before any Spark work. None when none were given.
+    """
+    if not values:
+        return None
+    names: List[str] = []
+    for value in values:
+        for part in str(value).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            name = get_strategy(part).name
+            if name not in names:
+                names.append(name)
+    if not names:
+        raise CliError("--strategy: give at least one strategy name")
+    return names
+
+
+def load_scenario_file(path: str) -> Dict[str, Any]:
+    """The settings in a JSON or YAML scenario file (see docs/cli.md), checked for unknown keys.
+
+    Keys may use ``-`` or ``_`` (``partition-growth`` = ``partition_growth``).
+    Raises :class:`CliError` for a missing or unreadable file, bad syntax, a
+    document that is not a mapping, or an unknown key.
+    """
+    file = Path(path).expanduser()
+    if not file.is_file():
+        raise CliError(f"--scenario: no such file: {path}")
+    text = file.read_text(encoding="utf-8")
+    suffix = file.suffix.lower()
+    if suffix in (".yaml", ".yml"):
+        try:
+            import yaml
+        except ImportError:
+            raise CliError(f"--scenario: {path} is YAML, and PyYAML is not installed (pip install pyyaml), "
+                           "or write the scenario as JSON") from None
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            where = getattr(e, "problem_mark", None)
+            at = f" at line {where.line + 1}" if where is not None else ""
+            raise CliError(f"--scenario: {path} is not valid YAML{at}: {getattr(e, 'problem', None) or e}") from None
+    elif suffix == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise CliError(f"--scenario: {path} is not valid JSON: {e.msg} at line {e.lineno}, "
+                           f"column {e.colno}") from None
+    else:
+        raise CliError(f"--scenario: {path}: expected a .json, .yaml or .yml file")
+    if not isinstance(data, Mapping):
+        raise CliError(f"--scenario: {path} must hold a mapping of settings, got {type(data).__name__}")
+    settings: Dict[str, Any] = {}
+    for key, value in data.items():
+        name = str(key).replace("-", "_")
+        if name not in SCENARIO_KEYS + PLAN_KEYS:
+            raise CliError(f"--scenario: {path}: unknown setting {key!r}; valid settings are: "
+                           f"{', '.join(SCENARIO_KEYS + PLAN_KEYS)}")
+        settings[name] = value
+    return settings
+
+
+def make_plan(file_settings: Mapping[str, Any], flags: Mapping[str, Any], strategies: Optional[List[str]],
+              defaults: Optional[Mapping[str, Any]] = None,
+              default_strategies: Sequence[str] = DEFAULT_STRATEGIES) -> Plan:
+    """A :class:`Plan` from, in increasing priority: ``defaults``, the scenario file, the flags given.
+
+    ``flags`` holds Scenario fields (None: not given) and may hold ``follow_ups``
+    and ``title``. Scenario errors become :class:`CliError` naming the setting.
+    """
+    values: Dict[str, Any] = dict(defaults or {})
+    values.update({k: v for k, v in file_settings.items() if k in SCENARIO_KEYS})
+    values.update({k: v for k, v in flags.items() if k in SCENARIO_KEYS and v is not None})
+    try:
+        scenario = Scenario(**values)
+    except SparkAssignError as e:
+        raise CliError(f"bad scenario: {e}") from None
+    except TypeError as e:  # e.g. a topics mapping that is a list
+        raise CliError(f"bad scenario: {e}") from None
+    names = strategies
+    if names is None and file_settings.get("strategies") is not None:
+        listed = file_settings["strategies"]
+        if isinstance(listed, str):
+            listed = [listed]
+        if not isinstance(listed, (list, tuple)):
+            raise CliError("bad scenario: strategies must be a list of strategy names")
+        names = parse_strategies([str(s) for s in listed])
+    follow_ups = flags.get("follow_ups")
+    if follow_ups is None:
+        follow_ups = file_settings.get("follow_ups", 1)
+    if isinstance(follow_ups, bool) or not isinstance(follow_ups, int) or follow_ups < 0:
+        raise CliError(f"bad scenario: follow_ups must be a non-negative integer, got {follow_ups!r}")
+    title = flags.get("title") or file_settings.get("title")
+    if title is not None and not isinstance(title, str):
+        raise CliError("bad scenario: title must be a string")
+    return Plan(scenario, list(names or default_strategies), follow_ups, title)
+
+
+@dataclass
+class StepResult:
+    """One rebalance of the simulation: what the table did, and the balance of the groups it recomputed."""
+
+    generation: int
+    strategy: str
+    follow_up: int
+    events: str
+    groups: int
+    summary: Dict[str, int] = field(default_factory=dict)
+    version: Optional[int] = None
+    spread_max: Optional[int] = None
+    spread_mean: Optional[float] = None
+    seconds: float = 0.0
+
+    def get(self, key: str) -> int:
+        """A count of the table's summary (0 when absent)."""
+        return int(self.summary.get(key, 0) or 0)
+
+
+def events_text(gen: Generation) -> str:
+    """What happened before ``gen``: ``start``, or ``20 joins, 10 leaves, +2 partitions``."""
+    if gen.number == 1:
+        return "start"
+    plural = {"join": "joins", "leave": "leaves", "crash": "crashes"}
+    parts = [f"{n} {kind if n == 1 else plural[kind]}" for kind, n in gen.event_counts().items() if n]
+    growth = sum(gen.growth.values())
+    if growth:
+        parts.append(f"+{growth} partitions")
+    return ", ".join(parts) or "no change"
+
+
+def _frames(spark, plan: Plan, gen: Generation, strategy: str):
+    """The subscriptions and topic metadata of ``gen`` for ``strategy``'s groups, as Spark DataFrames."""
+    import pandas as pd
+
+    rows = [(plan.group_id(strategy, g), m.member_id, t, m.group_instance_id, m.rack)
+            for g, members in gen.groups.items() for m in members for t in m.topics]
+    subs = spark.createDataFrame(pd.DataFrame(rows, columns=["group_id", "member_id", "topic",
+                                                             "group_instance_id", "rack"]), SUBSCRIPTIONS_DDL)
+    racks = gen.partition_racks()
+    if racks is None:
+        return subs, dict(gen.topics)
+    topics = spark.createDataFrame([(t, n, racks[t]) for t, n in gen.topics.items()], TOPICS_DDL)
+    return subs, topics
+
+
+def _balance(step_rows, members: Mapping[str, List[str]]) -> tuple:
+    """(worst, mean) spread, max - min partitions per member, over the groups in ``step_rows``.
+
+    ``step_rows`` is a pandas DataFrame ``(group_id, member_id)`` of the new
+    generation's rows; ``members`` the members of every group (members owning
+    nothing count as 0; pending partitions count for nobody).
+    """
+    if step_rows is None or len(step_rows) == 0:
+        return None, None
+    owned = step_rows[step_rows["member_id"].notna()].groupby(["group_id", "member_id"]).size().to_dict()
+    spreads = []
+    for group in step_rows["group_id"].unique():
+        counts = [owned.get((group, m), 0) for m in members.get(group, ())]
+        spreads.append(max(counts) - min(counts) if counts else 0)
+    return int(max(spreads)), round(sum(spreads) / len(spreads), 2)
+
+
+def run_plan(spark, table, plan: Plan, progress: Progress, check_idempotent: bool = False) -> List[StepResult]:
+    """Run ``plan`` into ``table`` (an :class:`AssignmentTable`); one :class:`StepResult` per rebalance.
+
+    ``check_idempotent`` re-runs the last generation of each strategy at the
+    end and raises :class:`CliError` if that committed anything (the table
+    promises it does not).
+    """
+    results: List[StepResult] = []
+    total = plan.scenario.generations
+    last: Dict[str, tuple] = {}
+    for gen in generate(plan.scenario):
+        events = events_text(gen)
+        for strategy in plan.strategies:
+            subs, topics = _frames(spark, plan, gen, strategy)
+            members = {plan.group_id(strategy, g): [m.member_id for m in ms] for g, ms in gen.groups.items()}
+            for follow_up in range(plan.follow_ups + 1):
+                began = time.perf_counter()
+                step = table.rebalance(subs, topics, strategy=strategy)
+                result = StepResult(gen.number, strategy, follow_up, events if follow_up == 0 else "follow-up",
+                                    len(gen.groups), dict(step.summary), step.version)
+                if step.version is not None:
+                    rows = step.rows.select("group_id", "member_id").toPandas()
+                    result.spread_max, result.spread_mean = _balance(rows, members)
+                result.seconds = time.perf_counter() - began
+                results.append(result)
+                progress.say(_progress_line(result, total))
+                if result.get("revoked") == 0:
+                    break
+            last[strategy] = (subs, topics)
+    if check_idempotent:
+        for strategy, (subs, topics) in last.items():
+            began = time.perf_counter()
+            step = table.rebalance(subs, topics, strategy=strategy)
+            if step.version is not None:
+                raise CliError(f"re-running the last generation of {strategy} committed version {step.version}")
+            progress.say(f"[again]  {strategy:<18} re-run of generation {total}: "
+                         f"{step.summary.get('groups_unchanged', 0)} groups unchanged, nothing committed "
+                         f"({format_seconds(time.perf_counter() - began)})")
+    return results
+
+
+def _progress_line(r: StepResult, total: int) -> str:
+    label = f"[gen {r.generation}/{total}]" + (" follow-up" if r.follow_up else "")
+    if r.version is None:
+        return f"{label} {r.strategy}: nothing changed, no commit ({format_seconds(r.seconds)})"
+    return (f"{label} {r.strategy}: {r.get('groups_recomputed')}/{r.groups} groups recomputed, "
+            f"{r.get('partitions_moved')} moved, {r.get('revoked')} revoked, {r.get('assigned')} assigned, "
+            f"spread {r.spread_max if r.spread_max is not None else '-'} -> version {r.version} "
+            f"({format_seconds(r.seconds)})")
+
+
+SUMMARY_HEADERS = ["gen", "strategy", "events", "version", "recomputed", "moved", "revoked", "assigned",
+                   "new", "kept", "spread max", "spread mean", "time"]
+
+
+def summary_table(results: Sequence[StepResult]) -> str:
+    """The results as one aligned table: a line per generation, strategy and follow-up."""
+    rows = []
+    for r in results:
+        rows.append([r.generation, r.strategy, r.events, r.version,
+                     f"{r.get('groups_recomputed')}/{r.groups}", r.get("partitions_moved"), r.get("revoked"),
+                     r.get("assigned"), r.get("new"), r.get("kept"), r.spread_max, r.spread_mean,
+                     format_seconds(r.seconds)])
+    return format_table(SUMMARY_HEADERS, rows)
+
+
+def with_overrides(plan: Plan, **changes: Any) -> Plan:
+    """A copy of ``plan`` with Scenario fields changed (used by ``demo``'s size flags)."""
+    try:
+        return replace(plan, scenario=replace(plan.scenario, **changes))
+    except SparkAssignError as e:
+        raise CliError(f"bad scenario: {e}") from None

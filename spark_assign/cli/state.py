@@ -1,0 +1,127 @@
+"""Reading a state table for the CLI: all its rows (for reports), its commits, simulated group ids.
+
+A state table at a path is read with delta-rs (the ``deltalake`` package)
+directly, without Spark: that is how ``report`` renders a path table in a
+second. A catalog name needs Spark to find the table's location.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from typing import Any, Dict, List, Optional
+
+import pandas as pd
+
+from ..schema import STATE_COLUMNS
+from .runtime import CliError, SparkRuntime, is_delta_table, is_path, require_table
+
+__all__ = ["read_state_rows", "display_groups", "commit_rows", "write_report"]
+
+
+def _delta_rows(path: str) -> pd.DataFrame:
+    """The state columns of every row of the Delta table at ``path``, read by delta-rs."""
+    from deltalake import DeltaTable
+    from deltalake.exceptions import DeltaError
+
+    try:
+        table = DeltaTable(path)
+        present = set(table.schema().to_arrow().names)
+        wanted = [name for name, _ in STATE_COLUMNS]
+        missing = [name for name in ("group_id", "generation", "member_id", "topic", "partition", "status",
+                                     "strategy") if name not in present]
+        if missing:
+            raise CliError(f"{path} is not a spark-assign state table: it lacks {', '.join(missing)}")
+        return table.to_pyarrow_table(columns=[c for c in wanted if c in present]).to_pandas()
+    except DeltaError as e:
+        raise CliError(f"cannot read the Delta table at {path}: {str(e).splitlines()[0]}") from None
+
+
+def read_state_rows(runtime: SparkRuntime, location: str) -> pd.DataFrame:
+    """Every row of the state table ``location`` (a path, or a catalog name: then Spark starts)."""
+    if is_path(location):
+        return _delta_rows(require_table(location))
+    from ..state import AssignmentTable
+
+    table = AssignmentTable(runtime.session(), location)
+    if table.engine == "embedded":
+        if not is_delta_table(table.path):
+            raise CliError(f"no state table called {location} (looked in {table.path})")
+        return _delta_rows(table.path)
+    rows = runtime.session().read.format("delta").load(table.path)
+    return rows.select(*[c for c, _ in STATE_COLUMNS if c in rows.columns]).toPandas()
+
+
+def display_groups(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows whose group ids all read ``<strategy>/<group>`` (a multi-strategy simulation) as ``<group>``.
+
+    The report keys groups by (strategy, group id), so the same fleet under two
+    strategies then lines up group by group. Any other table is returned as is.
+    """
+    if rows.empty:
+        return rows
+    prefixes = rows["strategy"].astype(str) + "/"
+    ids = rows["group_id"].astype(str)
+    starts = [g.startswith(p) for g, p in zip(ids, prefixes)]
+    if not all(starts):
+        return rows
+    out = rows.copy()
+    out["group_id"] = [g[len(p):] for g, p in zip(ids, prefixes)]
+    return out
+
+
+def _metadata(entry: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    meta = entry.get("spark_assign")
+    if meta is None and entry.get("userMetadata"):
+        try:
+            meta = json.loads(entry["userMetadata"]).get("spark_assign")
+        except (ValueError, AttributeError):
+            meta = None
+    if isinstance(meta, str):
+        try:
+            meta = json.loads(meta)
+        except ValueError:
+            meta = None
+    return meta if isinstance(meta, dict) else None
+
+
+def _when(value: Any) -> str:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = datetime.datetime.fromtimestamp(value / 1000, tz=datetime.timezone.utc)
+    if isinstance(value, datetime.datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=datetime.timezone.utc)
+        return value.astimezone(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    return "-" if value is None else str(value)
+
+
+COMMIT_HEADERS = ["version", "committed (UTC)", "operation", "strategy", "recomputed", "unchanged", "moved",
+                  "revoked", "assigned", "new", "kept"]
+
+
+def commit_rows(history: List[Dict[str, Any]]) -> List[List[Any]]:
+    """Delta history entries (any order) as rows under :data:`COMMIT_HEADERS`, oldest first."""
+    rows = []
+    for entry in sorted(history, key=lambda e: int(e.get("version", 0))):
+        meta = _metadata(entry)
+        operation = (meta or {}).get("operation") or str(entry.get("operation", "")).lower()
+        counts = [None] * 7
+        if meta:
+            counts = [meta.get(k) for k in ("groups_recomputed", "groups_unchanged", "partitions_moved",
+                                            "revoked", "assigned", "new", "kept")]
+        rows.append([int(entry.get("version", 0)), _when(entry.get("timestamp")), operation,
+                     (meta or {}).get("strategy")] + counts)
+    return rows
+
+
+def write_report(rows: pd.DataFrame, path: str, title: str, top: int = 25) -> str:
+    """Render the report of ``rows`` (group ids shown per :func:`display_groups`) to ``path``."""
+    import os
+
+    from ..report import render_html
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise CliError(f"--out: no such folder: {folder}")
+    render_html(display_groups(rows), title=title, path=path, top=top)
+    return os.path.abspath(path)
