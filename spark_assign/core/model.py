@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from .javautil import java_sort_key
+from .keys import duplicates, encode_subscriptions, shared_topic_row
 
 __all__ = ["Member", "GroupInput", "Group", "encode", "NO_GENERATION"]
 
@@ -201,7 +202,10 @@ class Group:
     """A validated group in dense integer form (see the module docstring).
 
     Invariants: member and topic indices follow Java string order; subscription
-    pairs are unique and sorted by (member, topic); claims are unique per
+    pairs are unique and sorted by (member, topic), so a group has ``M x T`` of
+    them exactly when every member subscribes to every topic ("complete": the
+    pairs are then not stored, ``sub_pairs`` is None and :attr:`sub_member` /
+    :attr:`sub_topic` are built on first use); claims are unique per
     (member, pid), refer only to pids of the universe, and come in no
     particular order (nothing may depend on it); ``outside_claims``
     keeps the claims on partitions outside it (unsubscribed, unknown or shrunk
@@ -216,8 +220,7 @@ class Group:
     topic_counts: np.ndarray           # (T,) partitions per topic, 0 if unknown
     topic_known: np.ndarray            # (T,) the topic has metadata
     topic_offsets: np.ndarray          # (T+1,) first pid of each topic
-    sub_member: np.ndarray             # (S,) subscription pairs, sorted by (member, topic)
-    sub_topic: np.ndarray
+    sub_pairs: Optional[Tuple[np.ndarray, np.ndarray]]  # (S,) member, topic; None = complete
     claim_member: np.ndarray           # (C,) claims, in no particular order
     claim_pid: np.ndarray
     outside_claims: List[Tuple[int, str, int]]
@@ -239,6 +242,37 @@ class Group:
     @property
     def num_partitions(self) -> int:
         return int(self.topic_offsets[-1])
+
+    @property
+    def subscriptions_complete(self) -> bool:
+        """Every member subscribes to every topic (the homogeneous case)."""
+        return self.num_subscriptions == self.num_members * self.num_topics
+
+    @property
+    def num_subscriptions(self) -> int:
+        if self.sub_pairs is None:
+            return self.num_members * self.num_topics
+        return len(self.sub_pairs[0])
+
+    @property
+    def sub_member(self) -> np.ndarray:
+        """Member of each subscription pair; pairs sorted by (member, topic). Do not modify."""
+        return self._pairs()[0]
+
+    @property
+    def sub_topic(self) -> np.ndarray:
+        """Topic of each subscription pair (see :attr:`sub_member`). Do not modify."""
+        return self._pairs()[1]
+
+    def _pairs(self) -> Tuple[np.ndarray, np.ndarray]:
+        if self.sub_pairs is not None:
+            return self.sub_pairs
+        cached = self.__dict__.get("_complete_pairs")
+        if cached is None:
+            M, T = self.num_members, self.num_topics
+            cached = (np.repeat(np.arange(M, dtype=np.int64), T), np.tile(np.arange(T, dtype=np.int64), M))
+            self.__dict__["_complete_pairs"] = cached
+        return cached
 
     def pid_topic(self) -> np.ndarray:
         """Topic index of every pid (computed once; do not modify)."""
@@ -263,6 +297,8 @@ class Group:
     def is_subscribed(self, members: np.ndarray, topics: np.ndarray) -> np.ndarray:
         """Whether each ``members[i]`` subscribes to ``topics[i]``."""
         M, T = self.num_members, max(self.num_topics, 1)
+        if self.subscriptions_complete:
+            return np.ones(np.shape(members), dtype=bool)
         if M * T <= 1 << 25:
             table = self.__dict__.get("_sub_table")
             if table is None:
@@ -278,6 +314,10 @@ class Group:
         """``(members, bounds)``: subscribers of topic t are ``members[bounds[t]:bounds[t+1]]``,
         by member index (computed once; do not modify)."""
         cached = self.__dict__.get("_subscribers")
+        if cached is None and self.subscriptions_complete:
+            M, T = self.num_members, self.num_topics
+            cached = (np.tile(np.arange(M, dtype=np.int64), T), np.arange(T + 1, dtype=np.int64) * M)
+            self.__dict__["_subscribers"] = cached
         if cached is None:
             key = self.sub_topic.astype(np.uint16 if self.num_topics < 1 << 16 else np.int64)
             order = np.argsort(key, kind="stable")         # radix sort for 16-bit keys
@@ -289,6 +329,8 @@ class Group:
 
     def subscription_matrix(self) -> np.ndarray:
         """(M, T) boolean matrix of subscriptions (for small groups and checks)."""
+        if self.subscriptions_complete:
+            return np.ones((self.num_members, self.num_topics), dtype=bool)
         mat = np.zeros((self.num_members, self.num_topics), dtype=bool)
         mat[self.sub_member, self.sub_topic] = True
         return mat
@@ -324,38 +366,6 @@ def _optional_strings(values: Optional[Sequence[Optional[str]]], n: int, column:
     return out
 
 
-def _strictly_increasing(keys: np.ndarray) -> bool:
-    return len(keys) < 2 or bool((keys[1:] > keys[:-1]).all())
-
-
-def _sorted_unique_keys(keys: np.ndarray, space: int) -> Optional[np.ndarray]:
-    """``keys`` (ints in ``[0, space)``) sorted, or None when one repeats.
-
-    A bitmap over the key space when it is small enough (no sort at all),
-    else a sort.
-    """
-    if space <= 1 << 26:
-        seen = np.zeros(space, dtype=bool)
-        seen[keys] = True
-        out = np.flatnonzero(seen)
-    else:
-        out = np.unique(keys)
-    return out if len(out) == len(keys) else None
-
-
-def _duplicates(keys: np.ndarray) -> np.ndarray:
-    """Positions (into ``keys``) of values that occur more than once."""
-    if len(keys) < 2:
-        return np.zeros(0, dtype=np.int64)
-    order = np.argsort(keys, kind="stable")
-    k = keys[order]
-    dup = np.zeros(len(k), dtype=bool)
-    same = k[1:] == k[:-1]
-    dup[1:] |= same
-    dup[:-1] |= same
-    return order[dup]
-
-
 def encode(spec: GroupInput) -> Group:
     """Validate ``spec`` and turn it into a :class:`Group`.
 
@@ -364,12 +374,13 @@ def encode(spec: GroupInput) -> Group:
     """
     member_ids = _check_names(spec.member_ids, "member_id", "member_id")
     n = len(member_ids)
-    dup = _duplicates(np.asarray(member_ids, dtype=object))
+    dup = duplicates(np.asarray(member_ids, dtype=object)) if len(set(member_ids)) != n else ()
     if len(dup):
         raise InvalidInputError("duplicate member_id", column="member_id",
                                 rows=sorted({member_ids[i] for i in dup}))
     instance_ids = _optional_strings(spec.instance_ids, n, "group_instance_id")
-    static = [(i, s) for i, s in enumerate(instance_ids) if s is not None]
+    no_statics = instance_ids.count(None) == n
+    static = [] if no_statics else [(i, s) for i, s in enumerate(instance_ids) if s is not None]
     if len({s for _, s in static}) != len(static):
         seen: Dict[str, str] = {}
         rows = []
@@ -380,22 +391,23 @@ def encode(spec: GroupInput) -> Group:
         raise InvalidInputError("two members share a group_instance_id",
                                 column="group_instance_id", rows=rows)
     racks = _optional_strings(spec.racks, n, "rack")
+    no_racks = racks.count(None) == n
     gens = _generations(spec.generations, n, member_ids)
 
     # Members in Java string order: index = rank.
-    if all(m.isascii() for m in member_ids):
+    if "".join(member_ids).isascii():
         order = sorted(range(n), key=member_ids.__getitem__)
     else:
         order = sorted(range(n), key=lambda i: java_sort_key(member_ids[i]))
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n, dtype=np.int64)
     member_ids = [member_ids[i] for i in order]
-    instance_ids = [instance_ids[i] for i in order]
-    racks = [racks[i] for i in order]
+    instance_ids = instance_ids if no_statics else [instance_ids[i] for i in order]
+    racks = racks if no_racks else [racks[i] for i in order]
     gens = gens[order]
 
     topic_names_in = _check_names(spec.topic_names, "topic", "topic")
-    dup = _duplicates(np.asarray(topic_names_in, dtype=object))
+    dup = duplicates(np.asarray(topic_names_in, dtype=object))
     if len(dup):
         raise InvalidInputError("duplicate topic in the topic metadata", column="topic",
                                 rows=sorted({topic_names_in[i] for i in dup}))
@@ -403,8 +415,11 @@ def encode(spec: GroupInput) -> Group:
     sub_member = np.asarray(spec.sub_member, dtype=np.int64)
     sub_topic = np.asarray(spec.sub_topic, dtype=np.int64)
 
+    shared = shared_topic_row(sub_member, sub_topic, n)
+
     # Universe topics: subscribed by someone, Java-sorted.
-    subscribed = np.flatnonzero(np.bincount(sub_topic, minlength=len(topic_names_in)))
+    subscribed = np.flatnonzero(np.bincount(sub_topic if shared is None else shared,
+                                            minlength=len(topic_names_in)))
     uni_names = sorted((topic_names_in[i] for i in subscribed), key=java_sort_key)
     name_to_uni = {name: j for j, name in enumerate(uni_names)}
     to_uni = np.array([name_to_uni.get(name, -1) for name in topic_names_in], dtype=np.int64)
@@ -416,19 +431,11 @@ def encode(spec: GroupInput) -> Group:
     offsets = np.zeros(len(uni_names) + 1, dtype=np.int64)
     np.cumsum(uni_counts, out=offsets[1:])
 
-    # Subscriptions: unique (member, topic), sorted.
-    T = max(len(uni_names), 1)
-    sm = rank[sub_member]
-    st = to_uni[sub_topic]
-    key = sm * T + st
-    if not _strictly_increasing(key):
-        key = _sorted_unique_keys(key, n * T)
-        if key is None:
-            dup = _duplicates(sm * T + st)
-            rows = sorted({(member_ids[sm[i]], uni_names[st[i]]) for i in dup})
-            raise InvalidInputError("duplicate (member_id, topic) subscription rows",
-                                    column="topic", rows=rows)
-        sm, st = key // T, key % T
+    # Subscriptions: unique (member, topic), sorted; None when complete (every
+    # member subscribes to every universe topic: nothing to store).
+    sub_pairs: Optional[Tuple[np.ndarray, np.ndarray]] = None
+    if shared is None:
+        sub_pairs = encode_subscriptions(rank[sub_member], to_uni[sub_topic], n, member_ids, uni_names)
 
     claim_member, claim_pid, outside = _encode_claims(
         spec, rank, member_ids, topic_names_in, to_uni, uni_counts, offsets
@@ -448,8 +455,7 @@ def encode(spec: GroupInput) -> Group:
         topic_counts=uni_counts,
         topic_known=uni_known,
         topic_offsets=offsets,
-        sub_member=sm,
-        sub_topic=st,
+        sub_pairs=sub_pairs,
         claim_member=claim_member,
         claim_pid=claim_pid,
         outside_claims=outside,
@@ -505,7 +511,7 @@ def _encode_claims(spec, rank, member_ids, topic_names_in, to_uni, uni_counts, o
     per_pid = np.bincount(pid, minlength=P)
     if len(per_pid) and per_pid.max() > 1:
         twice = np.flatnonzero(per_pid[pid] > 1)
-        dup = twice[_duplicates(cm[twice] * (P + 1) + pid[twice])]
+        dup = twice[duplicates(cm[twice] * (P + 1) + pid[twice])]
         if len(dup):
             raise InvalidInputError(
                 "a member lists the same owned partition twice", column="owned_partitions",
@@ -525,8 +531,11 @@ def _pids(uni_topic: np.ndarray, partition: np.ndarray, uni_counts: np.ndarray, 
 
 def _encode_racks(racks, partition_racks, uni_names, uni_counts, offsets):
     names: Dict[str, int] = {}
-    member_rack = np.array([names.setdefault(r, len(names)) if r is not None else -1 for r in racks],
-                           dtype=np.int64)
+    if racks.count(None) == len(racks):
+        member_rack = np.full(len(racks), -1, dtype=np.int64)
+    else:
+        member_rack = np.array([names.setdefault(r, len(names)) if r is not None else -1 for r in racks],
+                               dtype=np.int64)
     if not partition_racks:
         return list(names), member_rack, None, None
     if not isinstance(partition_racks, Mapping):

@@ -32,6 +32,7 @@ import numpy as np
 
 from .context import Context, Outcome
 from .javautil import _INITIAL_CAPACITY, _spread
+from .model import Group
 
 __all__ = ["assign_uniform", "topic_orders"]
 
@@ -42,16 +43,14 @@ MAX_BALANCE_ROUNDS = 16
 def assign_uniform(ctx: Context) -> Outcome:
     g = ctx.group
     uuid_rank, hash_rank = topic_orders(g.topic_names, ctx.options.get("topic_ids"))
-    owner = np.full(g.num_partitions, -1, dtype=np.int64)
     order = np.arange(g.num_partitions, dtype=np.int64)     # no order within a member: sorted
     if g.num_members == 0 or g.num_partitions == 0:
-        return Outcome(owner, order)
+        return Outcome(np.full(g.num_partitions, -1, dtype=np.int64), order)
     held = _held_partitions(ctx)
-    per_member = np.bincount(g.sub_member, minlength=g.num_members)
-    if (per_member == g.num_topics).all():
-        _homogeneous(ctx, held, hash_rank, owner)
-    else:
-        _Heterogeneous(ctx, held, uuid_rank, owner).build()
+    if g.subscriptions_complete:               # O(1): the pairs are unique, M x T means all
+        return Outcome(_homogeneous(ctx, held, hash_rank), order)
+    owner = np.full(g.num_partitions, -1, dtype=np.int64)
+    _Heterogeneous(ctx, held, uuid_rank, owner).build()
     return Outcome(owner, order)
 
 
@@ -100,17 +99,16 @@ def _held_partitions(ctx: Context) -> np.ndarray:
 # ---------------------------------------------------------------- homogeneous
 
 
-def _homogeneous(ctx: Context, held: np.ndarray, hash_rank: np.ndarray, owner: np.ndarray) -> None:
+def _homogeneous(ctx: Context, held: np.ndarray, hash_rank: np.ndarray) -> np.ndarray:
+    """The owner of every pid. No sort over all partitions: only the members
+    holding more than their quota need their partitions ranked."""
     g = ctx.group
     P, M = g.num_partitions, g.num_members
-    topic = g.pid_topic()
-    # Visiting order of partitions: topics in hash order, then partition number.
-    visit = np.lexsort((np.arange(P), hash_rank[topic]))
-    visit_rank = np.empty(P, dtype=np.int64)
-    visit_rank[visit] = np.arange(P)
+    visit = _visit_order(g, hash_rank)                    # None: pid order
 
     holders = held >= 0
-    n_held = np.bincount(held[holders], minlength=M)
+    anyone_holds = bool(holders.any())
+    n_held = np.bincount(held[holders], minlength=M) if anyone_holds else np.zeros(M, dtype=np.int64)
     min_quota, extras = divmod(P, M)
     # KAFKA-18688: members claim the extra slots in order, holders first; once the
     # slots left equal the members left, everyone left takes one.
@@ -124,22 +122,51 @@ def _homogeneous(ctx: Context, held: np.ndarray, hash_rank: np.ndarray, owner: n
         claims_extra[:] = False
     quota = min_quota + claims_extra.astype(np.int64)
 
-    # Keep up to quota, lowest in visiting order first; the rest is revoked.
-    pids = np.flatnonzero(holders)
-    members = held[pids]
-    o = np.lexsort((visit_rank[pids], members))
-    pids, members = pids[o], members[o]
-    first = np.searchsorted(members, members, side="left")
-    keep = (np.arange(len(pids)) - first) < quota[members]
-    owner[pids[keep]] = members[keep]
-    revoked = pids[~keep]                                 # already in (member, visit) order
+    if not anyone_holds and visit is None:
+        return np.repeat(np.arange(M, dtype=np.int64), quota)    # dealt in pid order
 
-    never_held = visit[~holders[visit]]
-    to_assign = np.concatenate([never_held, revoked])
-    kept = np.bincount(members[keep], minlength=M)
-    need = quota - np.minimum(kept, quota)
+    # Members keep up to quota, lowest in visiting order first; the rest is revoked.
+    owner = held.copy()
+    over = n_held > quota
+    if over.any():
+        held_v = held if visit is None else held[visit]    # holder at each visiting position
+        # over_or_none[-1] is False, so positions nobody holds (-1) drop out too.
+        over_or_none = np.append(over, False)
+        at = np.flatnonzero(over_or_none[held_v])           # ascending = visiting order
+        members = held_v[at]
+        pids = at if visit is None else visit[at]
+        # Stable by member: (member, visit) order. 16-bit keys sort by radix.
+        o = np.argsort(members.astype(np.uint16) if M <= 1 << 16 else members, kind="stable")
+        pids, members = pids[o], members[o]
+        first = np.searchsorted(members, members, side="left")
+        keep = (np.arange(len(pids)) - first) < quota[members]
+        revoked = pids[~keep]                                # (member, visit) order
+        owner[revoked] = -1
+    else:
+        revoked = np.zeros(0, dtype=np.int64)
+
+    # Partitions nobody holds (visiting order), then the revoked ones, are dealt
+    # in member order to fill each member's quota: sum(need) == P - kept == their number.
+    never_held = np.flatnonzero(~holders) if visit is None else visit[~holders[visit]]
+    need = quota - np.minimum(n_held, quota)
     receivers = np.repeat(np.arange(M, dtype=np.int64), need)
-    owner[to_assign[:len(receivers)]] = receivers
+    owner[never_held] = receivers[:len(never_held)]
+    owner[revoked] = receivers[len(never_held):]
+    return owner
+
+
+def _visit_order(g: Group, hash_rank: np.ndarray) -> Optional[np.ndarray]:
+    """Pids in the homogeneous builder's visiting order: topics by ``hash_rank``,
+    then partition number; None when that is pid order (topics ranked by index)."""
+    T = g.num_topics
+    if np.array_equal(hash_rank, np.arange(T)):
+        return None
+    by_rank = np.empty(T, dtype=np.int64)
+    by_rank[hash_rank] = np.arange(T, dtype=np.int64)
+    counts = g.topic_counts[by_rank]
+    # Visiting position i of topic t (taken in rank order) is pid offsets[t] + (i - first position of t).
+    shift = g.topic_offsets[by_rank] - (np.cumsum(counts) - counts)
+    return np.repeat(shift, counts) + np.arange(g.num_partitions, dtype=np.int64)
 
 
 # ---------------------------------------------------------------- heterogeneous
