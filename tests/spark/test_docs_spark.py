@@ -1,9 +1,12 @@
 """The Spark examples of docs/*.md run, in order per page, on the shared session.
 
-A page's ```python blocks that use a variable called ``spark`` form one
-script (later blocks build on earlier ones); it runs with ``spark`` bound to
-the test session, in a temporary working directory (relative paths in the
-examples land there).
+A Spark page is one with a ```sql block or a ```python block that uses a
+variable called ``spark``. All its ```python and ```sql blocks form one script,
+run in the order of the page (later blocks build on earlier ones): Python with
+``spark`` bound to the test session, SQL statement by statement through
+:func:`spark_assign.spark.sql.run_script` (every statement's rows collected, so
+a query that fails fails the test). It runs in a temporary working directory:
+relative paths in the examples land there.
 """
 
 import re
@@ -12,7 +15,7 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-FENCE = re.compile(r"```python\n(.*?)```", re.S)
+FENCE = re.compile(r"```(python|sql)\n(.*?)```", re.S)
 
 pytestmark = pytest.mark.spark
 
@@ -20,15 +23,20 @@ pytestmark = pytest.mark.spark
 def pages():
     out = []
     for path in sorted(DOCS.glob("*.md")):
-        blocks = [b for b in FENCE.findall(path.read_text(encoding="utf-8")) if re.search(r"\bspark\b", b)]
-        if blocks:
+        blocks = FENCE.findall(path.read_text(encoding="utf-8"))
+        if any(lang == "sql" or re.search(r"\bspark\b", code) for lang, code in blocks):
             out.append(pytest.param(path.name, blocks, id=path.name))
     return out
 
 
 @pytest.mark.parametrize("page,blocks", pages())
 def test_spark_examples_of_a_page(spark, tmp_path, monkeypatch, page, blocks):
+    from spark_assign.spark.sql import run_script
+
     monkeypatch.chdir(tmp_path)
     namespace = {"spark": spark}
-    for i, code in enumerate(blocks):
-        exec(compile(code, f"<{page} block {i}>", "exec"), namespace)
+    for i, (lang, code) in enumerate(blocks):
+        if lang == "sql":
+            run_script(spark, code, collect=True)
+        else:
+            exec(compile(code, f"<{page} block {i}>", "exec"), namespace)
