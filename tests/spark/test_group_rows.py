@@ -1,0 +1,129 @@
+"""The worker's decoding of wire batches (spark_assign.spark.group_rows), without Spark.
+
+Wire batches are built with pyarrow as Spark would send them (groups contiguous,
+subscriptions before previous rows), cut into batches of several sizes so that
+groups span batches, and assigned with ``assign_batches``; the owners must be
+the engine's for the same members and claims.
+"""
+
+import random
+
+import pyarrow as pa
+import pytest
+
+from spark_assign.core import Member, assign
+from spark_assign.errors import InvalidInputError
+from spark_assign.spark.wire import WIRE_COLUMNS
+from spark_assign.spark.worker import assign_batches
+
+_TYPES = {"string": pa.string(), "tinyint": pa.int8(), "int": pa.int32(), "array<int>": pa.list_(pa.int32()),
+          "array<array<string>>": pa.list_(pa.list_(pa.string()))}
+SCHEMA = pa.schema([pa.field(n, _TYPES[t]) for n, t in WIRE_COLUMNS])
+TOPICS = {"t0": 4, "t1": 3, "t2": 5}
+
+
+def sub(group, member, topic, instance=None, owned=None, generation=None):
+    return dict(group_id=group, kind=0, member_id=member, topic=topic, group_instance_id=instance,
+                owned_partitions=owned, generation=generation,
+                num_partitions=TOPICS.get(topic), metadata_rows=1 if topic in TOPICS else None)
+
+
+def prev(group, member, topic, partition, generation, status="kept", instance=None):
+    return dict(group_id=group, kind=1, member_id=member, topic=topic, partition=partition,
+                generation=generation, status=status, group_instance_id=instance)
+
+
+def run(rows, strategy="sticky", batch_rows=10_000):
+    table = pa.Table.from_pydict({n: [r.get(n) for r in rows] for n, _ in WIRE_COLUMNS}, schema=SCHEMA)
+    out = list(assign_batches(iter(table.to_batches(max_chunksize=batch_rows)), strategy))
+    return pa.Table.from_batches(out).to_pylist() if out else []
+
+
+def owners(out, group):
+    return {(r["topic"], r["partition"]): r["member_id"] for r in out if r["group_id"] == group}
+
+
+@pytest.mark.parametrize("batch_rows", [3, 17, 10_000])
+@pytest.mark.parametrize("strategy", ["range", "sticky", "cooperative-sticky", "uniform"])
+def test_owners_equal_the_engine_for_random_groups(strategy, batch_rows):
+    rng = random.Random(7)
+    rows, expected = [], {}
+    for g in range(12):
+        group = f"g{g:02d}"
+        names = [f"c{i}" for i in rng.sample(range(30), rng.randint(1, 6))]
+        members, claimed = [], set()
+        for name in names:
+            topics = sorted(rng.sample(sorted(TOPICS), rng.randint(1, 3)))
+            owned = [(t, p) for t in topics for p in range(TOPICS[t]) if rng.random() < 0.3 and (t, p) not in claimed]
+            claimed.update(owned)
+            members.append(Member(name, topics=topics, owned=owned, generation=3 if owned else None))
+            for t in topics:
+                mine = [p for tt, p in owned if tt == t]
+                rows.append(sub(group, name, t, owned=mine if owned else None, generation=3 if owned else None))
+        expected[group] = assign(members, TOPICS, strategy)
+    out = run(rows, strategy, batch_rows)
+    for group, result in expected.items():
+        want = {tp: m for m, tps in result.assignment.items() for tp in tps}
+        got = {tp: m for tp, m in owners(out, group).items() if m is not None}
+        assert got == want, group
+
+
+def test_previous_rows_give_claims_departures_and_pending_transfers():
+    rows = [sub("g", "a", "t0"), sub("g", "b", "t0"),
+            prev("g", "a", "t0", 0, 1), prev("g", "gone", "t0", 1, 1),       # generation 1: stale
+            prev("g", "a", "t0", 0, 2), prev("g", "gone", "t0", 1, 2), prev("g", "b", "t0", 2, 2),
+            prev("g", None, "t0", 3, 2, status="revoked")]                    # pending in generation 2
+    out = {(r["topic"], r["partition"]): r for r in run(rows, "cooperative-sticky")}
+    assert {r["generation"] for r in out.values()} == {3}
+    assert out[("t0", 0)]["member_id"] == "a" and out[("t0", 0)]["status"] == "kept"
+    assert out[("t0", 1)]["previous_member_id"] == "gone"
+    assert out[("t0", 3)]["member_id"] is not None and out[("t0", 3)]["status"] == "assigned"
+
+
+def test_claims_in_the_rows_replace_the_members_previous_rows():
+    """A member whose rows carry owned_partitions claims those, not its previous-generation rows."""
+    rows = [sub("g", "a", "t1", owned=[2], generation=5), sub("g", "b", "t1"),
+            prev("g", "a", "t1", 0, 5), prev("g", "b", "t1", 1, 5)]
+    out = {(r["topic"], r["partition"]): r for r in run(rows, "sticky")}
+    assert (out[("t1", 2)]["member_id"], out[("t1", 2)]["status"]) == ("a", "kept")
+    assert (out[("t1", 1)]["member_id"], out[("t1", 1)]["status"]) == ("b", "kept")
+    assert out[("t1", 0)]["status"] == "new"           # a's previous row was not taken as a claim
+
+
+def test_a_restarted_static_member_inherits_its_old_ids_partitions():
+    rows = [sub("g", "new-id", "t2", instance="s1"), sub("g", "other", "t2"),
+            prev("g", "old-id", "t2", 0, 4, instance="s1"), prev("g", "old-id", "t2", 1, 4, instance="s1"),
+            prev("g", "other", "t2", 2, 4), prev("g", "other", "t2", 3, 4)]
+    out = {(r["topic"], r["partition"]): r for r in run(rows, "sticky")}
+    assert out[("t2", 0)]["member_id"] == "new-id" and out[("t2", 0)]["previous_member_id"] == "old-id"
+    assert out[("t2", 0)]["status"] == "kept"
+
+
+def test_a_group_spanning_many_batches_is_assigned_once():
+    rows = [sub("a", "x", "t0")] + [sub("big", f"m{i:03d}", t) for i in range(40) for t in TOPICS] + \
+           [sub("z", "y", "t1")]
+    out = run(rows, "roundrobin", batch_rows=7)
+    assert sum(r["group_id"] == "big" for r in out) == sum(TOPICS.values())
+    assert {r["group_id"] for r in out} == {"a", "big", "z"}
+
+
+def test_the_first_bad_row_of_a_group_is_reported():
+    rows = [sub("g", "a", "t0"), dict(sub("g", "b", "t1"), num_partitions=-2), sub("g", None, "t0")]
+    with pytest.raises(InvalidInputError, match="negative partition count") as info:
+        run(rows)
+    assert "group 'g'" in str(info.value) and "('t1', -2)" in str(info.value)
+
+
+def test_a_member_whose_rows_disagree_names_both_rows():
+    rows = [sub("g", "a", "t0", instance="s1"), sub("g", "a", "t1", instance="s2")]
+    with pytest.raises(InvalidInputError, match="disagree on group_instance_id") as info:
+        run(rows)
+    assert "('a', 't0'), ('a', 't1')" in str(info.value)
+
+
+def test_an_earlier_group_is_assigned_before_a_later_group_fails():
+    """Row checks run per batch but are raised group by group, in order."""
+    rows = [sub("g1", "a", "t0"), sub("g1", "a", "t0"),            # duplicate row: the engine refuses g1
+            sub("g2", "", "t0")]                                   # empty member id in g2
+    with pytest.raises(InvalidInputError, match="group 'g1'"):
+        run(rows)
