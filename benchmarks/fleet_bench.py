@@ -13,7 +13,13 @@ One local[2] session, one process, side by side. Every job writes to Spark's
   ``mapInArrow``) with the engine replaced by the same echo: isolates the
   engine's cost;
 * ``assign_partitions`` fresh, and a rebalance of the same fleet with the
-  fresh result as ``previous`` (cooperative-sticky).
+  fresh result as ``previous`` (cooperative-sticky);
+* ``spark applyInArrow echo, with previous``: the rebalance's own baseline.
+  A rebalance's input is the subscriptions plus every partition row of the
+  previous generation (2.6x the rows of a fresh assignment here), so the
+  same-input grouped map shuffles and groups those rows too, and echoes one
+  row per partition from the subscription rows. The rebalance row reports
+  its ratio to both baselines.
 
 Writes benchmarks/results/fleet.json and prints a table of wall times and
 ratios to the applyInArrow baseline.
@@ -33,6 +39,7 @@ from typing import Callable, Dict, List
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 RESULTS = Path(__file__).parent / "results"
 OUT = "group_id string, generation int, member_id string, topic string, partition int, " \
@@ -71,7 +78,7 @@ def echo_groups(batches):
     """The echo inside our own pass (wire rows of kind 0 only)."""
     for batch in batches:
         table = pa.Table.from_batches([batch])
-        table = table.filter(pa.compute.equal(table.column("kind"), 0))
+        table = table.filter(pc.equal(table.column("kind"), 0))
         if table.num_rows:
             yield from echo_table(table.select(["group_id", "member_id", "topic", "num_partitions"])).to_batches()
 
@@ -82,6 +89,23 @@ def applyinarrow_echo(spark, subs, topics: Dict[str, int]):
     counts = spark.createDataFrame(list(topics.items()), "topic string, num_partitions int")
     rows = subs.join(F.broadcast(counts), "topic")
     return rows.groupBy("group_id").applyInArrow(lambda t: echo_table(t), OUT)
+
+
+def applyinarrow_echo_with_previous(spark, subs, previous, topics: Dict[str, int]):
+    """The grouped-map echo over the rebalance's whole input: subscriptions and previous rows."""
+    from pyspark.sql import functions as F
+
+    counts = spark.createDataFrame(list(topics.items()), "topic string, num_partitions int")
+    current = subs.join(F.broadcast(counts), "topic").select(
+        "group_id", F.lit(0).alias("kind"), "member_id", "topic", "num_partitions",
+        F.lit(None).cast("int").alias("partition"))
+    before = previous.select("group_id", F.lit(1).alias("kind"), "member_id", "topic",
+                             F.lit(None).cast("int").alias("num_partitions"), "partition")
+
+    def echo(table: pa.Table) -> pa.Table:
+        return echo_table(table.filter(pc.equal(table.column("kind"), 0)))
+
+    return current.unionByName(before).groupBy("group_id").applyInArrow(echo, OUT)
 
 
 def our_pass_echo(spark, subs, topics: Dict[str, int]):
@@ -126,8 +150,12 @@ def fleet_rows(spark, groups: int, members: int, topics: int, partitions: int, r
     previous = fresh.cache()
     previous.count()
     leaving = subs.where("member_id != 'm0000'")
+    same_input = timed(lambda: applyinarrow_echo_with_previous(spark, leaving, previous, topic_map), repeat)
+    rows.append({"case": "spark applyInArrow echo, with previous", "size": size, "seconds": same_input,
+                 "ratio": same_input / base, "note": "the rebalance's input: subscriptions + previous rows"})
     t = timed(lambda: leaving.assign_partitions("cooperative-sticky", topics=topic_map, previous=previous), repeat)
     rows.append({"case": "assign_partitions rebalance", "size": size, "seconds": t, "ratio": t / base,
+                 "ratio_same_input": t / same_input,
                  "note": "one member left each group; previous = the fresh result"})
     for r in rows:
         r["rows_per_second"] = output_rows / r["seconds"]
@@ -139,25 +167,30 @@ def fleet_rows(spark, groups: int, members: int, topics: int, partitions: int, r
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--repeat", type=int, default=None, help="runs per case, median (default 1 quick, 2 full)")
     args = parser.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from spark_assign import local_session
 
     spark = local_session(**{"spark.sql.shuffle.partitions": "4", "spark.driver.memory": "6g"})
-    run(spark.range(10).selectExpr("id", "id * 2 as x"))            # warm up
-    repeat = 1 if args.quick else 2
+    # Every case once on a small fleet first, untimed: the first job of a kind pays for JIT
+    # compilation and Python worker start-up, which would otherwise land on whichever case runs first.
+    fleet_rows(spark, 500, 10, 2, 16, repeat=1)
+    repeat = args.repeat or (1 if args.quick else 2)
     sizes = [(5_000, 10, 2, 16)] if args.quick else [(100_000, 10, 2, 16), (1_000, 50, 10, 100)]
     rows: List[dict] = []
     for size in sizes:
         rows += fleet_rows(spark, *size, repeat=repeat)
     report = {"machine": {"python": platform.python_version(), "cores": os.cpu_count(),
-                          "spark": spark.version, "master": "local[2]"}, "rows": rows}
+                          "spark": spark.version, "master": "local[2]",
+                          "load_average_after": [round(x, 2) for x in os.getloadavg()]}, "rows": rows}
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / ("fleet-quick.json" if args.quick else "fleet.json")).write_text(json.dumps(report, indent=2))
     print(f"machine: {report['machine']}")
-    print(f"{'case':<38} {'size':<44} {'seconds':>8} {'vs applyInArrow':>16} {'rows/s':>11}")
+    print(f"{'case':<40} {'size':<44} {'seconds':>8} {'vs applyInArrow':>16} {'vs same input':>14} {'rows/s':>11}")
     for r in rows:
-        print(f"{r['case']:<38} {r['size']:<44} {r['seconds']:>8.1f} {r['ratio']:>15.2f}x "
+        same = f"{r['ratio_same_input']:.2f}x" if "ratio_same_input" in r else ""
+        print(f"{r['case']:<40} {r['size']:<44} {r['seconds']:>8.1f} {r['ratio']:>15.2f}x {same:>14} "
               f"{r['rows_per_second']:>11,.0f}")
 
 
