@@ -22,6 +22,8 @@ See docs/cli.md for the guide.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 import traceback
 from typing import List, Optional, Sequence, TextIO
@@ -51,6 +53,18 @@ def _is_input_error(error: BaseException) -> bool:
     return isinstance(error, AnalysisException)
 
 
+def _silence_stdout(out: TextIO) -> None:
+    """After a broken pipe on the process's stdout: point it to /dev/null so exiting does not complain."""
+    if out is not sys.stdout:
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv: Optional[Sequence[str]] = None, stdout: Optional[TextIO] = None,
          stderr: Optional[TextIO] = None) -> int:
     """Run ``spark-assign`` with ``argv`` (default ``sys.argv[1:]``); return the exit status.
@@ -67,7 +81,8 @@ def main(argv: Optional[Sequence[str]] = None, stdout: Optional[TextIO] = None,
     args_list: List[str] = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:
-        args = parser.parse_args(args_list)
+        with contextlib.redirect_stdout(out):  # --help and --version print to ``stdout``
+            args = parser.parse_args(args_list)
     except UsageError as e:
         hint = f"see '{e.prog} --help'"
         err.write(f"spark-assign: error: {_one_line(e)} ({hint})\n")
@@ -89,6 +104,10 @@ def main(argv: Optional[Sequence[str]] = None, stdout: Optional[TextIO] = None,
     except KeyboardInterrupt:
         err.write("spark-assign: interrupted\n")
         return 130
+    except BrokenPipeError:  # the output went to a pager or `head` that stopped reading
+        failed = False
+        _silence_stdout(out)
+        return 141
     except Exception as e:  # noqa: BLE001 - the command line's last line of defence
         if args.verbose:
             traceback.print_exception(type(e), e, e.__traceback__, file=err)

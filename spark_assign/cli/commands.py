@@ -27,7 +27,7 @@ __all__ = ["Context", "COMMANDS", "DEMO_SCENARIO", "DEMO_STRATEGIES"]
 
 #: The demo's fleet: small, with every kind of churn, and a cooperative strategy that has transfers to make.
 DEMO_SCENARIO: Dict[str, Any] = {
-    "groups": 20, "members": 6, "topics": 3, "partitions": 8, "generations": 6, "joins": 2, "leaves": 1,
+    "groups": 12, "members": 5, "topics": 3, "partitions": 6, "generations": 4, "joins": 2, "leaves": 1,
     "crashes": 1, "partition_growth": 2, "static_share": 0.5, "racks": 0, "subscription": "uniform", "seed": 7,
 }
 DEMO_STRATEGIES = ("sticky", "cooperative-sticky")
@@ -135,7 +135,7 @@ def cmd_demo(args, ctx: Context) -> int:
     ctx.print(f"  spark-assign history --table {shown}")
     ctx.print(f"  spark-assign history --table {shown} --group {example}")
     ctx.print(f"  spark-assign diff --table {shown} --from 1 --to {plan.scenario.generations}")
-    ctx.progress.say(f"demo done in {format_seconds(time.perf_counter() - began)} (after Spark started)")
+    ctx.progress.say(f"demo done in {format_seconds(time.perf_counter() - began)}")
     ctx.print(f"Report: {report}")
     return 0
 
@@ -277,7 +277,7 @@ def cmd_diff(args, ctx: Context) -> int:
 
     table = _open_table(ctx, args.table)
     diff = table.diff(args.from_generation, args.to_generation)
-    span = f"generation {args.from_generation} and {args.to_generation}"
+    span = f"generations {args.from_generation} and {args.to_generation}"
     if args.group is not None:
         rows = diff.where(F.col("group_id") == args.group).orderBy("topic", "partition").collect()
         shown = rows if args.limit == 0 else rows[:args.limit]

@@ -84,7 +84,10 @@ def check_input(value: str, option: str) -> None:
         path = os.path.expanduser(value)
         if not os.path.exists(path):
             raise CliError(f"{option}: no such file or directory: {value}")
-        detect_format(path)
+        try:
+            detect_format(path)
+        except CliError as e:
+            raise CliError(f"{option}: {e}") from None
 
 
 def read_input(spark, value: str, option: str):
@@ -99,7 +102,7 @@ def read_input(spark, value: str, option: str):
             raise CliError(f"{option}: no such file, folder or catalog table: {value}")
         return spark.table(value)
     path = os.path.abspath(os.path.expanduser(value))
-    kind = detect_format(path)
+    kind = detect_format(path)  # checked above
     if kind == "delta":
         return _read_delta(spark, path)
     if kind == "parquet":

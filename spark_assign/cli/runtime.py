@@ -74,6 +74,20 @@ def require_table(location: str) -> str:
     return path
 
 
+def _live_default_session(session_class):
+    """The process's classic default session when it is running (another thread's, say), else None.
+
+    ``getActiveSession`` only sees the calling thread's session; starting a new
+    one would return that same default session through ``getOrCreate``, and
+    the command would then stop a session it does not own.
+    """
+    session = getattr(session_class, "_instantiatedSession", None)
+    try:
+        return session if session is not None and session._sc._jsc is not None else None
+    except AttributeError:
+        return None
+
+
 class SparkRuntime:
     """The command's Spark session, created on first use by :meth:`session`.
 
@@ -110,8 +124,8 @@ class SparkRuntime:
             return self._spark
         from pyspark.sql import SparkSession
 
-        active = SparkSession.getActiveSession()
-        if active is not None:
+        active = SparkSession.getActiveSession() or _live_default_session(SparkSession)
+        if active is not None:  # not ours: never stopped here
             self._spark = active
             return active
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from ..core import get_strategy
-from ..errors import SparkAssignError
+from ..errors import InvalidInputError, SparkAssignError
 from ..scenario import Generation, Scenario, generate
 from .runtime import CliError, Progress
 from .tables import format_seconds, format_table
@@ -60,13 +60,20 @@ class Plan:
         s = self.scenario
         topics = s.topic_counts()
         sizes = sorted(set(topics.values()))
-        shape = f"{len(topics)} topics x {sizes[0]} partitions" if len(sizes) == 1 else \
-            f"{len(topics)} topics ({sum(topics.values())} partitions)"
-        churn = [f"{n} {what}" for n, what in ((s.joins, "joins"), (s.leaves, "leaves"), (s.crashes, "crashes"),
-                                               (s.partition_growth, "new partitions")) if n]
-        return (f"{s.groups} groups x {s.members} members, {shape}, {s.generations} generations"
+        shape = f"{_plural(len(topics), 'topic')} x {_plural(sizes[0], 'partition')}" if len(sizes) == 1 else \
+            f"{_plural(len(topics), 'topic')} ({_plural(sum(topics.values()), 'partition')})"
+        churn = [f"{n} {one if n == 1 else many}"
+                 for n, one, many in ((s.joins, "join", "joins"), (s.leaves, "leave", "leaves"),
+                                      (s.crashes, "crash", "crashes"),
+                                      (s.partition_growth, "new partition", "new partitions")) if n]
+        return (f"{_plural(s.groups, 'group')} x {_plural(s.members, 'member')}, {shape}, "
+                f"{_plural(s.generations, 'generation')}"
                 + (f" ({', '.join(churn)} per generation)" if churn else "")
                 + f"; strategies: {', '.join(self.strategies)}")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def parse_strategies(values: Optional[Sequence[str]]) -> Optional[List[str]]:
@@ -99,9 +106,16 @@ def load_scenario_file(path: str) -> Dict[str, Any]:
     document that is not a mapping, or an unknown key.
     """
     file = Path(path).expanduser()
+    if file.is_dir():
+        raise CliError(f"--scenario: {path} is a folder; give a .json or .yaml file")
     if not file.is_file():
         raise CliError(f"--scenario: no such file: {path}")
-    text = file.read_text(encoding="utf-8")
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise CliError(f"--scenario: {path} is not a UTF-8 text file") from None
+    except OSError as e:
+        raise CliError(f"--scenario: cannot read {path}: {e.strerror or e}") from None
     suffix = file.suffix.lower()
     if suffix in (".yaml", ".yml"):
         try:
@@ -123,6 +137,8 @@ def load_scenario_file(path: str) -> Dict[str, Any]:
                            f"column {e.colno}") from None
     else:
         raise CliError(f"--scenario: {path}: expected a .json, .yaml or .yml file")
+    if data is None:
+        raise CliError(f"--scenario: {path} is empty; write settings such as 'groups: 10'")
     if not isinstance(data, Mapping):
         raise CliError(f"--scenario: {path} must hold a mapping of settings, got {type(data).__name__}")
     settings: Dict[str, Any] = {}
@@ -146,11 +162,16 @@ def make_plan(file_settings: Mapping[str, Any], flags: Mapping[str, Any], strate
     values: Dict[str, Any] = dict(defaults or {})
     values.update({k: v for k, v in file_settings.items() if k in SCENARIO_KEYS})
     values.update({k: v for k, v in flags.items() if k in SCENARIO_KEYS and v is not None})
+    topics = values.get("topics")
+    if topics is not None and not isinstance(topics, (int, Mapping)):
+        raise CliError(f"bad scenario: topics must be a number of topics or a mapping of topic names to "
+                       f"partition counts, got {topics!r}")
     try:
         scenario = Scenario(**values)
-    except SparkAssignError as e:
-        raise CliError(f"bad scenario: {e}") from None
-    except TypeError as e:  # e.g. a topics mapping that is a list
+    except InvalidInputError as e:
+        got = f", got {e.rows[0]!r}" if e.rows else ""
+        raise CliError(f"bad scenario: {e.problem}{got}") from None
+    except (SparkAssignError, TypeError) as e:  # TypeError: e.g. a topics mapping that is a list
         raise CliError(f"bad scenario: {e}") from None
     names = strategies
     if names is None and file_settings.get("strategies") is not None:
@@ -199,7 +220,7 @@ def events_text(gen: Generation) -> str:
     parts = [f"{n} {kind if n == 1 else plural[kind]}" for kind, n in gen.event_counts().items() if n]
     growth = sum(gen.growth.values())
     if growth:
-        parts.append(f"+{growth} partitions")
+        parts.append(f"+{_plural(growth, 'partition')}")
     return ", ".join(parts) or "no change"
 
 
@@ -300,10 +321,3 @@ def summary_table(results: Sequence[StepResult]) -> str:
                      format_seconds(r.seconds)])
     return format_table(SUMMARY_HEADERS, rows)
 
-
-def with_overrides(plan: Plan, **changes: Any) -> Plan:
-    """A copy of ``plan`` with Scenario fields changed (used by ``demo``'s size flags)."""
-    try:
-        return replace(plan, scenario=replace(plan.scenario, **changes))
-    except SparkAssignError as e:
-        raise CliError(f"bad scenario: {e}") from None

@@ -1,0 +1,56 @@
+"""``spark-assign history``: a table's commits, and one group's generations and what moved."""
+
+from __future__ import annotations
+
+import json
+
+from deltalake import DeltaTable
+
+from .conftest import text_table
+
+
+def test_history_lists_every_commit_with_its_counts(cli, simulated):
+    run = cli("history", "--table", simulated.table)
+    assert run.status == 0, run.err
+    commits = text_table(run.out, title="Commits of")
+    history = DeltaTable(str(simulated.table)).history()
+    assert [int(c["version"]) for c in commits] == sorted(h["version"] for h in history)
+    assert commits[0]["operation"] == "create table"
+    by_version = {h["version"]: json.loads(h["spark_assign"]) for h in history if h.get("spark_assign")}
+    for c in commits[1:]:
+        meta = by_version[int(c["version"])]
+        assert c["operation"] == "rebalance" and c["strategy"] == meta["strategy"]
+        assert [int(c[k]) for k in ("recomputed", "unchanged", "moved", "revoked", "assigned", "new", "kept")] == [
+            meta[k] for k in ("groups_recomputed", "groups_unchanged", "partitions_moved", "revoked", "assigned",
+                              "new", "kept")]
+
+
+def test_history_of_a_group_shows_its_generations_and_every_change(cli, simulated):
+    group = "cooperative-sticky/g0"
+    rows = simulated.rows[simulated.rows["group_id"] == group]
+    run = cli("history", "--table", simulated.table, "--group", group, "--limit", "0")
+    assert run.status == 0, run.err
+    generations = text_table(run.out, title=f"Group {group}:")
+    assert [int(g["generation"]) for g in generations] == sorted(rows["generation"].unique())
+    for g in generations:
+        these = rows[rows["generation"] == int(g["generation"])]
+        assert int(g["partitions"]) == len(these)
+        for status in ("kept", "moved", "revoked", "assigned", "new"):
+            assert int(g[status]) == int((these["status"] == status).sum()), (g, status)
+        assert g["strategy"] == "cooperative-sticky"
+    changes = text_table(run.out, title="What moved")
+    expected = rows[rows["status"].isin(["moved", "revoked", "assigned"])]
+    assert len(changes) == len(expected) > 0
+    got = {(int(c["generation"]), c["topic"], int(c["partition"]), c["status"], c["to"]) for c in changes}
+    assert got == {(r.generation, r.topic, r.partition, r.status, r.member_id or "(pending)")
+                   for r in expected.itertuples()}
+
+    limited = cli("history", "--table", simulated.table, "--group", group, "--limit", "1")
+    assert f"first 1 of {len(expected)} (--limit 0 for all)" in limited.out
+    assert len(text_table(limited.out, title="What moved")) == 1
+
+
+def test_history_of_an_unknown_group_is_an_input_error(cli, simulated):
+    run = cli("history", "--table", simulated.table, "--group", "nope")
+    assert run.status == 2 and run.out == ""
+    assert run.err_lines == [f"spark-assign: error: no group 'nope' in {simulated.table}"]

@@ -1,0 +1,85 @@
+"""``spark-assign simulate``: a scenario file and flags, several strategies, one Delta commit per rebalance."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from deltalake import DeltaTable
+
+from .conftest import state_rows, text_table
+
+
+def test_simulate_from_a_yaml_file_commits_every_generation_of_both_strategies(simulated):
+    run, rows = simulated.run, simulated.rows
+    assert run.status == 0
+    assert f"Table:  {simulated.table}" in run.out
+    assert re.search(r"^Report: .*sim\.html$", run.out, re.M)
+    assert (simulated.table.parent / "sim.html").stat().st_size > 10_000
+
+    # Progress: one line per rebalance, on stderr.
+    assert "simulating 2 groups x 2 members, 2 topics (9 partitions), 3 generations" in run.err
+    for gen in (1, 2, 3):
+        for strategy in ("sticky", "cooperative-sticky"):
+            assert re.search(rf"^\[gen {gen}/3\] {strategy}: 2/2 groups recomputed", run.err, re.M), run.err
+
+    # The table: both strategies, their groups prefixed, every partition in every generation.
+    assert set(rows["strategy"]) == {"sticky", "cooperative-sticky"}
+    assert set(rows["group_id"]) == {f"{s}/g{i}" for s in ("sticky", "cooperative-sticky") for i in (0, 1)}
+    per_generation = rows.groupby(["group_id", "generation"]).size()
+    assert set(per_generation) == {9}
+    sticky = rows[rows["strategy"] == "sticky"]
+    assert sorted(sticky["generation"].unique()) == [1, 2, 3]
+    assert set(sticky["status"]) <= {"new", "kept", "moved"}
+    coop = rows[rows["strategy"] == "cooperative-sticky"]
+    assert coop["generation"].max() >= 3
+    latest = coop[coop["generation"] == coop.groupby("group_id")["generation"].transform("max")]
+    assert latest["member_id"].notna().all()  # the follow-ups completed every transfer
+    revoked = coop[coop["status"] == "revoked"]
+    assert revoked["member_id"].isna().all()
+    assert len(revoked) > 0  # joins take partitions from running members: transfers
+    nxt = revoked.assign(generation=revoked["generation"] + 1)[["group_id", "generation", "topic", "partition"]]
+    follow = nxt.merge(coop, on=["group_id", "generation", "topic", "partition"])
+    assert len(follow) == len(revoked) and set(follow["status"]) == {"assigned"}  # next generation: assigned
+    assert re.search(r"^\[gen 2/3\] follow-up cooperative-sticky: .* [1-9]\d* assigned", run.err, re.M)
+
+    # The summary: one line per rebalance, with the counts of the commits' metadata.
+    summary = text_table(run.out)
+    assert [(r["gen"], r["strategy"]) for r in summary if r["events"] != "follow-up"] == [
+        (str(g), s) for g in (1, 2, 3) for s in ("sticky", "cooperative-sticky")]
+    assert summary[0]["events"] == "start" and summary[2]["events"] == "4 joins, 2 leaves, 2 crashes"
+    committed = {}
+    for h in DeltaTable(str(simulated.table)).history():
+        if h.get("spark_assign"):
+            committed[h["version"]] = json.loads(h["spark_assign"])
+    assert sorted(int(r["version"]) for r in summary) == sorted(committed)
+    for r in summary:
+        meta = committed[int(r["version"])]
+        assert (int(r["moved"]), int(r["revoked"]), int(r["assigned"]), int(r["new"]), int(r["kept"])) == (
+            meta["partitions_moved"], meta["revoked"], meta["assigned"], meta["new"], meta["kept"])
+        assert meta["strategy"] == r["strategy"]
+
+
+def test_flags_override_the_scenario_file_and_one_strategy_keeps_plain_group_ids(cli, tmp_path):
+    scenario = tmp_path / "fleet.json"
+    scenario.write_text(json.dumps({"groups": 3, "members": 2, "topics": 1, "partitions": 4,
+                                    "generations": 5, "partition-growth": 1, "racks": 2,
+                                    "strategies": ["sticky", "range"]}), encoding="utf-8")
+    table = tmp_path / "state"
+    run = cli("simulate", "--scenario", scenario, "--table", table, "--generations", "2", "--strategy", "range",
+              "--quiet")
+    assert run.status == 0, run.err
+    assert run.err == ""  # --quiet: no progress lines
+    rows = state_rows(table)
+    assert set(rows["strategy"]) == {"range"} and set(rows["group_id"]) == {"g0", "g1", "g2"}
+    assert sorted(rows["generation"].unique()) == [1, 2]
+    assert rows.groupby("generation").size().to_dict() == {1: 3 * 4, 2: 3 * 5}  # one partition added
+
+    again = cli("simulate", "--table", table, "--groups", "1", "--generations", "1")
+    assert again.status == 2 and "pass --overwrite" in again.err
+    replaced = cli("simulate", "--table", table, "--groups", "1", "--members", "2", "--generations", "1",
+                   "--overwrite", "--strategy", "roundrobin")
+    assert replaced.status == 0, replaced.err
+    rows = state_rows(table)
+    assert set(rows["group_id"]) == {"g0"} and set(rows["strategy"]) == {"roundrobin"}
+    assert len(DeltaTable(str(table)).history()) == 2  # created, one rebalance: the old table is gone
