@@ -25,6 +25,7 @@ from typing import Dict, Optional, Sequence
 from ..errors import StateTableError
 from .embedded import CommitConflict, Snapshot
 from .layout import FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, spark_ddl
+from .plan import outcome_of
 
 __all__ = ["DeltaSparkBackend"]
 
@@ -103,9 +104,10 @@ class DeltaSparkBackend:
         return rows
 
     def stage(self, rows, version: int, num_files: int):
-        """Nothing to write ahead: delta-spark writes and commits in one step."""
+        """Nothing to write ahead: delta-spark writes and commits in one step. Returns the
+        DataFrame to write and its :class:`~.plan.Outcome` (one job over the computed rows)."""
         spread = rows.coalesce(1) if num_files == 1 else rows.repartitionByRange(num_files, "group_id")
-        return spread.sortWithinPartitions("group_id", "generation", "topic", "partition")
+        return spread.sortWithinPartitions("group_id", "generation", "topic", "partition"), outcome_of(rows)
 
     def commit(self, snap: Snapshot, staged, app_id: str, version: int, metadata: Dict[str, object]) -> None:
         attempt = uuid.uuid4().hex

@@ -18,7 +18,7 @@ import json
 import os
 import time
 import uuid
-from typing import Dict, Iterator, List, Optional, Sequence
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -26,12 +26,15 @@ import pyarrow.parquet as pq
 
 from ..errors import StateTableError
 from .layout import FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, spark_ddl
+from .plan import Outcome
 
 __all__ = ["EmbeddedBackend", "CommitConflict", "FileMeta", "Snapshot"]
 
 #: Columns whose min/max/null counts go into each file's Delta statistics.
 STAT_COLUMNS = ("group_id", "generation", "member_id", "topic", "partition", "status")
-FILE_META_DDL = "path string, size long, mtime long, records long, stats string"
+#: What each writing task reports: its file, and (JSON) the file's groups ``{group: [generation, pending]}``
+#: and rows per status, so that the driver needs no extra job for the heads and the summary.
+FILE_META_DDL = "path string, size long, mtime long, records long, stats string, groups string, statuses string"
 
 
 class CommitConflict(Exception):
@@ -56,6 +59,8 @@ def write_task(root: str, version: int, tag: str):
         mins: Dict[str, object] = {}
         maxs: Dict[str, object] = {}
         nulls: Dict[str, int] = {c: 0 for c in STAT_COLUMNS}
+        groups: Dict[str, list] = {}
+        statuses: Dict[str, int] = {}
         for batch in batches:
             if batch.num_rows == 0:
                 continue
@@ -73,14 +78,30 @@ def write_task(root: str, version: int, tag: str):
                     lo, hi = mm["min"].as_py(), mm["max"].as_py()
                     mins[c] = lo if c not in mins else min(mins[c], lo)
                     maxs[c] = hi if c not in maxs else max(maxs[c], hi)
+            _report(table, groups, statuses)
         if writer is None:
             return
         writer.close()
         st = os.stat(full)
         stats = json.dumps({"numRecords": records, "minValues": mins, "maxValues": maxs, "nullCount": nulls})
         yield pa.RecordBatch.from_pydict({"path": [rel], "size": [st.st_size], "mtime": [int(st.st_mtime * 1000)],
-                                          "records": [records], "stats": [stats]})
+                                          "records": [records], "stats": [stats],
+                                          "groups": [json.dumps(groups)], "statuses": [json.dumps(statuses)]})
     return run
+
+
+def _report(table: pa.Table, groups: Dict[str, list], statuses: Dict[str, int]) -> None:
+    """Add a written batch to its file's report: per group its generation and whether a
+    partition is unowned (a pending transfer), and rows per status."""
+    per_group = table.group_by("group_id").aggregate([
+        ("generation", "max"), ("member_id", "count", pc.CountOptions(mode="only_null"))])
+    for g, gen, unowned in zip(per_group.column("group_id").to_pylist(), per_group.column("generation_max").to_pylist(),
+                               per_group.column("member_id_count").to_pylist()):
+        old = groups.get(g)
+        groups[g] = [gen, unowned > 0] if old is None else [max(old[0], gen), old[1] or unowned > 0]
+    counts = pc.value_counts(table.column("status"))
+    for value, n in zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist()):
+        statuses[value] = statuses.get(value, 0) + n
 
 
 def _fault(point: str) -> None:
@@ -194,15 +215,22 @@ class EmbeddedBackend:
 
     # ------------------------------------------------------------------ writes
 
-    def stage(self, rows, version: int, num_files: int) -> List[FileMeta]:
-        """Write ``rows`` as data files of ``commit_version=version`` from Spark tasks."""
+    def stage(self, rows, version: int, num_files: int) -> Tuple[List[FileMeta], Outcome]:
+        """Write ``rows`` as data files of ``commit_version=version`` from Spark tasks (one job);
+        the tasks also report what the files hold (:class:`~.plan.Outcome`)."""
         _fault("before-write")
         tag = uuid.uuid4().hex[:8]
         spread = rows.coalesce(1) if num_files == 1 else rows.repartitionByRange(num_files, "group_id")
         ordered = spread.sortWithinPartitions("group_id", "generation", "topic", "partition")
         metas = ordered.mapInArrow(write_task(self.root, version, tag), FILE_META_DDL).collect()
         _fault("after-write")
-        return [FileMeta(m.asDict()) for m in metas]
+        outcome = Outcome()
+        files = []
+        for m in metas:
+            meta = m.asDict()
+            outcome.add_json(meta.pop("groups"), meta.pop("statuses"))
+            files.append(FileMeta(meta))
+        return files, outcome
 
     def commit(self, snap: Snapshot, files: List[FileMeta], app_id: str, version: int,
                metadata: Dict[str, object]) -> None:

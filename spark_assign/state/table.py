@@ -7,11 +7,14 @@ A rebalance (see :meth:`AssignmentTable.rebalance`):
    aggregation;
 2. ``select``: against the table's heads at version N, keep the groups whose
    fingerprint changed, that are new, or that have a cooperative transfer
-   pending;
+   pending; steps 1 and 2 are one Spark query, which brings the changed
+   groups (ids, fingerprints, heads) to the driver (see :mod:`.plan`);
 3. ``assign``: run ``assign_partitions`` on those groups only, with their
-   latest generation as ``previous``;
+   latest generation as ``previous`` (read from the partitions holding it);
+   one query, the only one that runs the engine;
 4. ``stage``: write the new rows as files of partition ``commit_version=N+1``
-   and the new heads beside the log;
+   (one query, whose tasks also report the per-group outcome and the counts)
+   and the new heads beside the log (by the driver for a local table);
 5. ``commit``: compare-and-set version N+1. When another writer got there
    first, re-read, recompute only the groups it changed, and retry (bounded).
 
@@ -38,14 +41,18 @@ from ..spark.dataframe import assign_frame
 from ..spark.inputs import subscription_columns, topics_frame
 from ..spark.session import has_delta_spark
 from .embedded import CommitConflict, EmbeddedBackend, Snapshot
-from ..schema import STATUSES
-from .layout import (APP_ID_PREFIX, FORMAT_VERSION, HEADS_DIR, PARTITION_COLUMN, TABLE_COLUMNS, heads_ddl,
-                     heads_name, heads_path)
+from .layout import (APP_ID_PREFIX, FORMAT_VERSION, HEADS_COLUMNS, HEADS_DIR, PARTITION_COLUMN, TABLE_COLUMNS,
+                     heads_ddl, heads_name, heads_path)
+from .plan import (Outcome, Plan, changed_heads, fingerprints, local_frame, new_heads, only_groups, only_heads,
+                   plan, with_fingerprints, write_heads_locally)
 
 __all__ = ["AssignmentTable", "Rebalance"]
 
 #: Rows per data file a rebalance aims at (a few MB of Parquet).
 ROWS_PER_FILE = 1_000_000
+#: Rows per engine task at least: a rebalance of a few groups runs in one task (one Python
+#: worker), a large one in up to ``spark.sql.shuffle.partitions``.
+ROWS_PER_TASK = 20_000
 
 Topics = Union[Mapping[str, int], DataFrame]
 
@@ -172,54 +179,57 @@ class AssignmentTable:
         topic_df = topics_frame(self.spark, topics)
         if num_files is not None and (isinstance(num_files, bool) or not isinstance(num_files, int) or num_files < 1):
             raise InvalidInputError(f"num_files must be a positive integer, got {num_files!r}", column="num_files")
-        fingerprints = _fingerprints(subscriptions, topic_df, chosen.name).cache()
+        # Not cached: the plan's job uses them once (a retry, rare, hashes again).
+        fps = fingerprints(subscriptions, topic_df, chosen.name, topics if isinstance(topics, Mapping) else None)
         self._ensure_table()
         reuse: Optional[tuple] = None
-        cached: List[DataFrame] = [fingerprints]
-        try:
-            for attempt in range(1, max_attempts + 1):
-                snap = self._backend.snapshot()
-                self._backend.check(snap)
-                heads = self._heads(snap)
-                status = _group_status(fingerprints, heads, chosen.name, force).cache()
-                cached.append(status)
-                counts = status.agg(F.count(F.lit(1)), F.sum(F.col("_changed").cast("long"))).first()
-                n_groups, n_changed = int(counts[0]), int(counts[1] or 0)
-                changed = status.where("_changed").select("group_id", "input_fingerprint")
-                if n_changed == 0:
-                    summary = {"groups_recomputed": 0, "groups_unchanged": n_groups, "attempts": attempt}
-                    return Rebalance(self.spark.createDataFrame([], _state_ddl()), None, summary)
-                version = snap.version + 1
-                rows = self._compute(subscriptions, topic_df, chosen.name, snap, heads, changed, version, reuse)
-                with _data_errors():
-                    # Runs the engine once (bad input stops here) and cuts the lineage: a retry
-                    # reuses these rows, and plans nested attempt after attempt would keep growing.
-                    rows = rows.localCheckpoint()
-                per_group = _per_group(rows).cache()
-                summary = _summary(per_group, n_changed, n_groups, attempt)
-                staged = self._backend.stage(rows, version, num_files or self._files_for(summary))
-                name = heads_name(version, uuid.uuid4().hex[:12])   # this attempt's own heads
-                _write_heads(heads_path(self.path, name), version, heads, per_group, changed, chosen.name)
-                metadata = {"spark_assign": {"format": FORMAT_VERSION, "operation": "rebalance",
-                                             "strategy": chosen.name, "heads": name, **summary}}
-                try:
-                    self._backend.commit(snap, staged, f"{APP_ID_PREFIX}-{snap.table_id}", version, metadata)
-                except CommitConflict:
-                    self._backend.discard(staged)
-                    self._remove_heads(name)
-                    reuse = (rows, heads, changed)
-                    time.sleep(min(0.1 * 2 ** attempt, 2.0))
-                    continue
-                return Rebalance(rows, version, summary)
-        finally:
-            for df in cached:
-                df.unpersist()
+        for attempt in range(1, max_attempts + 1):
+            snap = self._backend.snapshot()
+            self._backend.check(snap)
+            heads = self._heads(snap)
+            todo = plan(fps, heads, chosen.name, force)                  # one job: the changed groups
+            if not todo.changed:
+                summary = {"groups_recomputed": 0, "groups_unchanged": todo.groups, "attempts": attempt}
+                return Rebalance(self.spark.createDataFrame([], _state_ddl()), None, summary)
+            version = snap.version + 1
+            rows = self._compute(subscriptions, topic_df, chosen.name, snap, todo, version, reuse)
+            with _data_errors():
+                # Runs the engine once (bad input stops here, before any file is written) and
+                # cuts the lineage: a retry reuses these rows, and plans nested attempt after
+                # attempt would keep growing.
+                rows = rows.localCheckpoint()
+            staged, outcome = self._backend.stage(rows, version, num_files or self._files_for(todo.rows))
+            summary = _summary(outcome, todo, attempt)
+            name = heads_name(version, uuid.uuid4().hex[:12])   # this attempt's own heads
+            self._write_heads(snap, heads, name, changed_heads(todo, outcome, version, chosen.name))
+            metadata = {"spark_assign": {"format": FORMAT_VERSION, "operation": "rebalance",
+                                         "strategy": chosen.name, "heads": name, **summary}}
+            try:
+                self._backend.commit(snap, staged, f"{APP_ID_PREFIX}-{snap.table_id}", version, metadata)
+            except CommitConflict:
+                self._backend.discard(staged)
+                self._remove_heads(name)
+                reuse = (rows, todo)
+                time.sleep(min(0.1 * 2 ** attempt, 2.0))
+                continue
+            return Rebalance(rows, version, summary)
         raise ConcurrentRebalanceError(
             f"{self.location}: other writers committed first {max_attempts} times; rebalance not committed")
 
-    def _files_for(self, summary: Dict[str, int]) -> int:
-        """Data files for a generation: one per million rows, at most ``spark.sql.shuffle.partitions``."""
-        rows = sum(summary[s] for s in ("new", "kept", "moved", "revoked", "assigned"))
+    def _write_heads(self, snap: Snapshot, heads: DataFrame, name: str, updated) -> None:
+        """Write the heads ``name`` of the next version: by the driver when the table and the
+        heads of ``snap`` are local files, else with Spark (one small file either way)."""
+        path = heads_path(self.path, name)
+        if isinstance(self._backend, EmbeddedBackend):
+            old = self._heads_name(snap) if snap.version > 0 else None
+            old_path = heads_path(self.path, old) if old else None
+            if snap.version == 0 or (old_path is not None and os.path.isdir(old_path)):
+                write_heads_locally(old_path, path, updated)
+                return
+        new_heads(self.spark, heads, updated).coalesce(1).write.mode("overwrite").parquet(path)
+
+    def _files_for(self, rows: int) -> int:
+        """Data files for a generation of ``rows`` rows: one per million, at most ``spark.sql.shuffle.partitions``."""
         limit = int(self.spark.conf.get("spark.sql.shuffle.partitions"))
         return max(1, min(limit, -(-rows // ROWS_PER_FILE)))
 
@@ -228,35 +238,46 @@ class AssignmentTable:
             self._backend.create("spark-assign: Kafka partition assignments, one row per partition "
                                  "per group per generation")
 
-    def _compute(self, subscriptions, topic_df, strategy, snap, heads, changed, version, reuse) -> DataFrame:
-        """The new generation's rows for the ``changed`` groups (reusing a failed attempt's
-        rows for groups whose state did not move since)."""
-        todo = changed
+    def _compute(self, subscriptions: DataFrame, topic_df: DataFrame, strategy: str, snap: Snapshot, todo: Plan,
+                 version: int, reuse: Optional[tuple]) -> DataFrame:
+        """The new generation's rows for the changed groups of ``todo`` (reusing a failed attempt's
+        rows for groups whose head did not move since)."""
+        ids = list(todo.changed)
         kept = None
         if reuse is not None:
-            old_rows, old_heads, old_changed = reuse
-            same = (old_heads.join(heads, ["group_id", "generation", "input_fingerprint"], "inner")
-                    .select("group_id"))
-            reusable = changed.join(old_changed.select("group_id"), "group_id", "left_semi") \
-                .join(same, "group_id", "left_semi").select("group_id")
-            todo = changed.join(reusable, "group_id", "left_anti")
-            kept = old_rows.join(reusable, "group_id", "left_semi").withColumn(PARTITION_COLUMN, F.lit(version))
-        subs = subscriptions.join(_small(todo.select("group_id")), "group_id", "left_semi")
-        previous = self._latest_rows(snap, heads, todo)
-        result = assign_frame(subs, strategy, topic_df, previous, with_instance=True)
-        rows = (result.join(_small(todo), "group_id")
+            old_rows, old = reuse
+            same = [g for g in ids if old.changed.get(g) == todo.changed[g]]
+            if same:
+                taken = set(same)
+                ids = [g for g in ids if g not in taken]
+                kept = only_groups(old_rows, todo, same).withColumn(PARTITION_COLUMN, F.lit(version).cast("bigint"))
+                if not ids:
+                    return kept
+        subs = subscriptions if todo.everything and kept is None else only_groups(subscriptions, todo, ids)
+        previous = self._previous(snap, todo, ids)
+        rows_todo = sum(todo.changed[g].partitions for g in ids)
+        tasks = max(1, min(int(self.spark.conf.get("spark.sql.shuffle.partitions")), -(-rows_todo // ROWS_PER_TASK)))
+        result = assign_frame(subs, strategy, topic_df, previous, num_partitions=tasks, with_instance=True)
+        rows = (with_fingerprints(result, todo, ids)
                 .withColumn("strategy", F.lit(strategy))
                 .withColumn("committed_at", F.lit(datetime.datetime.now(datetime.timezone.utc)).cast("timestamp"))
                 .withColumn(PARTITION_COLUMN, F.lit(version).cast("bigint"))
                 .select(*[n for n, _ in TABLE_COLUMNS]))
         return rows if kept is None else rows.unionByName(kept)
 
+    def _previous(self, snap: Snapshot, todo: Plan, ids: List[str]) -> Optional[DataFrame]:
+        """The latest generation of the groups ``ids``: only the partitions holding one, no job."""
+        versions = sorted({todo.changed[g].commit_version for g in ids if todo.changed[g].generation is not None})
+        if not versions:
+            return None
+        return only_heads(self._backend.read(snap, commit_versions=versions), todo, ids)
+
     # ------------------------------------------------------------------ reads
 
     def _heads(self, snap: Snapshot) -> DataFrame:
         """The heads at ``snap``: from its heads file, or (a version written by another tool) by a scan."""
         if snap.version == 0:
-            return self.spark.createDataFrame([], heads_ddl())
+            return local_frame(self.spark, HEADS_COLUMNS, {n: [] for n, _ in HEADS_COLUMNS})
         heads = self._read_heads(snap)
         if heads is not None:
             return heads
@@ -281,18 +302,17 @@ class AssignmentTable:
         if name is None:
             return None
         try:
-            heads = self.spark.read.schema(heads_ddl()).parquet(heads_path(self.path, name)).cache()
-            heads.count()
-            return heads
+            # Heads are immutable (one directory per attempt): read them where needed, no cache.
+            # A missing directory fails here, when Spark lists it, not in a job.
+            return self.spark.read.schema(heads_ddl()).parquet(heads_path(self.path, name))
         except Exception:  # noqa: BLE001 - a missing path: AnalysisException (classic) or its Connect twin
             return None
 
-    def _latest_rows(self, snap: Snapshot, heads: DataFrame, groups: Optional[DataFrame] = None) -> DataFrame:
+    def _latest_rows(self, snap: Snapshot, heads: DataFrame) -> DataFrame:
         """Rows of each group's latest generation, reading only partitions that still hold one."""
-        wanted = heads if groups is None else heads.join(_small(groups.select("group_id")), "group_id", "left_semi")
-        versions = [r[0] for r in wanted.select(PARTITION_COLUMN).distinct().collect()]
+        versions = [r[0] for r in heads.select(PARTITION_COLUMN).distinct().collect()]
         rows = self._backend.read(snap, commit_versions=versions)
-        return rows.join(wanted.select("group_id", "generation"), ["group_id", "generation"], "left_semi")
+        return rows.join(heads.select("group_id", "generation"), ["group_id", "generation"], "left_semi")
 
     def latest(self) -> DataFrame:
         """Every group's latest generation: one row per partition.
@@ -467,74 +487,9 @@ def _state_ddl() -> str:
     return spark_ddl()
 
 
-def _fingerprints(subscriptions: DataFrame, topics: DataFrame, strategy: str) -> DataFrame:
-    """``(group_id, input_fingerprint)``: a hash of everything the group's assignment depends on."""
-    per_group_topics = "group_id" in topics.columns
-    keys = ["group_id", "topic"] if per_group_topics else ["topic"]
-    meta = topics.groupBy(*keys).agg(
-        F.min("num_partitions").alias("_n"),
-        F.count(F.lit(1)).alias("_rows"),
-        (F.to_json(F.first("replica_racks")) if "replica_racks" in topics.columns else F.lit("")).alias("_racks"))
-    cols = {c: (F.col(c).cast("string") if c in subscriptions.columns else F.lit(""))
-            for c in ("member_id", "topic", "group_instance_id", "rack", "generation")}
-    owned = (F.array_join(F.array_sort(F.col("owned_partitions")).cast("array<string>"), ",")
-             if "owned_partitions" in subscriptions.columns else F.lit(""))
-    row = F.concat_ws("\u001f", *[F.coalesce(c, F.lit("\u2400")) for c in cols.values()],
-                      F.coalesce(owned, F.lit("\u2400")), F.coalesce(F.col("_n").cast("string"), F.lit("?")),
-                      F.col("_rows").cast("string"), F.coalesce(F.col("_racks"), F.lit("")))
-    joined = subscriptions.join(F.broadcast(meta) if not per_group_topics else meta, on=keys, how="left")
-    return joined.groupBy("group_id").agg(
-        F.sha2(F.concat_ws("\u001e", F.lit(strategy), F.array_join(F.sort_array(F.collect_list(row)), "\u001e")),
-               256).alias("input_fingerprint"))
-
-
-def _group_status(fingerprints: DataFrame, heads: DataFrame, strategy: str, force: bool) -> DataFrame:
-    """``(group_id, input_fingerprint, _changed)``: changed when new, with a changed input or
-    strategy, waiting for a cooperative transfer, or forced."""
-    h = heads.select("group_id", F.col("input_fingerprint").alias("_fp"), F.col("pending").alias("_pending"),
-                     F.col("strategy").alias("_strategy"))
-    j = fingerprints.join(h, "group_id", "left")
-    changed = (F.lit(force) | F.col("_fp").isNull() | (F.col("_fp") != F.col("input_fingerprint")) |
-               F.coalesce(F.col("_pending"), F.lit(False)) | (F.col("_strategy") != F.lit(strategy)))
-    return j.select("group_id", "input_fingerprint", F.coalesce(changed, F.lit(True)).alias("_changed"))
-
-
-def _small(df: DataFrame) -> DataFrame:
-    """Hint a broadcast: the per-group side of a join (changed groups) is small next to rows."""
-    return F.broadcast(df)
-
-
-def _per_group(rows: DataFrame) -> DataFrame:
-    """Per changed group: its new generation, whether a transfer is pending, and status counts."""
-    return rows.groupBy("group_id").agg(
-        F.max("generation").alias("generation"),
-        F.max(F.col("member_id").isNull()).alias("pending"),
-        *[F.sum((F.col("status") == s).cast("long")).alias(s) for s in STATUSES])
-
-
-def _write_heads(path: str, version: int, heads: DataFrame, per_group: DataFrame, changed: DataFrame,
-                 strategy: str) -> None:
-    """The heads of ``version``: unchanged groups as they were, changed ones at their new generation."""
-    # A changed group without partitions keeps its generation; its fingerprint is still recorded.
-    old = heads.select("group_id", F.col("generation").alias("_old"), F.col(PARTITION_COLUMN).alias("_old_commit"))
-    updated = (changed.join(_small(per_group.select("group_id", "generation", "pending")), "group_id", "left")
-               .join(old, "group_id", "left")
-               .select("group_id",
-                       F.coalesce(F.col("generation"), F.col("_old"), F.lit(0)).cast("int").alias("generation"),
-                       F.when(F.col("generation").isNotNull(), F.lit(version))
-                        .otherwise(F.coalesce(F.col("_old_commit"), F.lit(version))).cast("bigint")
-                        .alias(PARTITION_COLUMN),
-                       F.lit(strategy).alias("strategy"), "input_fingerprint",
-                       F.coalesce(F.col("pending"), F.lit(False)).alias("pending")))
-    unchanged = heads.join(_small(changed.select("group_id")), "group_id", "left_anti")
-    merged = unchanged.unionByName(updated)
-    merged.coalesce(1).write.mode("overwrite").parquet(path)     # one row per group: one small file
-
-
-def _summary(per_group: DataFrame, recomputed: int, total: int, attempt: int) -> Dict[str, int]:
-    sums = per_group.agg(*[F.sum(s).alias(s) for s in STATUSES]).first()
-    counts = {s: int(sums[s] or 0) for s in STATUSES}
-    return {"groups_recomputed": recomputed, "groups_unchanged": total - recomputed,
+def _summary(outcome: Outcome, todo: Plan, attempt: int) -> Dict[str, int]:
+    counts = outcome.counts
+    return {"groups_recomputed": len(todo.changed), "groups_unchanged": todo.groups - len(todo.changed),
             "partitions_moved": counts["moved"], "revoked": counts["revoked"],
             "assigned": counts["assigned"], "new": counts["new"], "kept": counts["kept"],
             "attempts": attempt}

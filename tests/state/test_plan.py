@@ -1,0 +1,93 @@
+"""The rebalance plan: both ways of selecting groups agree, a lost race reuses what it can, few Spark jobs."""
+
+import pytest
+from deltalake import DeltaTable
+
+from spark_assign import AssignmentTable
+from spark_assign.errors import InvalidInputError
+from spark_assign.state import plan as plan_module
+from spark_assign.state.embedded import EmbeddedBackend
+
+from .fleets import SUBS, churn, fleet_rows
+
+pytestmark = pytest.mark.spark
+
+TOPICS = {"t0": 6, "t1": 4, "t2": 8}
+
+
+def state(table):
+    return {(r.group_id, r.topic, r.partition): (r.generation, r.member_id, r.status, r.input_fingerprint)
+            for r in table.latest().collect()}
+
+
+def test_literal_and_broadcast_selection_give_the_same_generation(spark, tmp_path, monkeypatch):
+    rows1 = fleet_rows(60, seed=5)
+    rows2 = churn(rows1, seed=6, share=0.3)
+    results = []
+    for name, limit in (("literal", 1000), ("broadcast", 0)):
+        monkeypatch.setattr(plan_module, "LITERAL_GROUPS", limit)
+        table = AssignmentTable(spark, str(tmp_path / name))
+        table.rebalance(spark.createDataFrame(rows1, SUBS), TOPICS, "cooperative-sticky")
+        step = table.rebalance(spark.createDataFrame(rows2, SUBS), TOPICS, "cooperative-sticky")
+        follow = table.rebalance(spark.createDataFrame(rows2, SUBS), TOPICS, "cooperative-sticky")
+        assert 0 < step.summary["groups_recomputed"] < 60
+        results.append((step.summary, follow.summary, state(table)))
+    assert results[0] == results[1]
+
+
+def test_a_lost_race_recomputes_only_the_groups_the_winner_touched(spark, tmp_path, monkeypatch):
+    path = str(tmp_path / "t")
+    base = [("a", "a1", "t0", None), ("b", "b1", "t0", None), ("c", "c1", "t1", None)]
+    table = AssignmentTable(spark, path)
+    table.rebalance(spark.createDataFrame(base, SUBS), TOPICS, "sticky")
+    ours = base + [("a", "a2", "t0", None), ("b", "b2", "t0", None)]        # we change a and b
+    theirs = base + [("a", "a3", "t0", None)]                                # the winner changes a only
+
+    real_commit = EmbeddedBackend.commit
+    calls = []
+
+    def racing_commit(self, snap, files, app_id, version, metadata):
+        if self is table._backend:
+            calls.append(version)
+            if len(calls) == 1:                                             # another writer commits first
+                other = AssignmentTable(spark, path)
+                assert other.rebalance(spark.createDataFrame(theirs, SUBS), TOPICS, "sticky").version == version
+        return real_commit(self, snap, files, app_id, version, metadata)
+
+    monkeypatch.setattr(EmbeddedBackend, "commit", racing_commit)
+    step = table.rebalance(spark.createDataFrame(ours, SUBS), TOPICS, "sticky")
+    assert calls == [2, 3] and step.version == 3 and step.summary["attempts"] == 2
+    written = {(r.group_id, r.generation) for r in step.rows.collect()}
+    assert written == {("a", 3), ("b", 2)}                 # a after the winner's generation 2, b once
+    assert DeltaTable(path).version() == 3
+    latest = state(table)
+    assert {m for (g, _, _), (_, m, _, _) in latest.items() if g == "a"} == {"a1", "a2"}
+    assert {m for (g, _, _), (_, m, _, _) in latest.items() if g == "b"} == {"b1", "b2"}
+    assert table.rebalance(spark.createDataFrame(ours, SUBS), TOPICS, "sticky").version is None
+
+
+def test_a_null_group_id_is_refused_before_anything_is_written(spark, tmp_path):
+    table = AssignmentTable(spark, str(tmp_path / "t"))
+    table.rebalance(spark.createDataFrame([("g", "a", "t0", None)], SUBS), TOPICS, "range")
+    bad = spark.createDataFrame([("g", "a", "t0", None), (None, "b", "t0", None)], SUBS)
+    with pytest.raises(InvalidInputError, match="null group_id"):
+        table.rebalance(bad, TOPICS, "range")
+    assert DeltaTable(table.path).version() == 1
+
+
+def test_an_incremental_rebalance_runs_few_spark_jobs(spark, tmp_path):
+    """The changed groups are planned in one query; no count, cache or per-step collect on top."""
+    rows1 = fleet_rows(200, seed=7)
+    rows2 = churn(rows1, seed=8, share=0.05)
+    table = AssignmentTable(spark, str(tmp_path / "t"))
+    table.rebalance(spark.createDataFrame(rows1, SUBS), TOPICS, "sticky")
+    subs = spark.createDataFrame(rows2, SUBS).cache()
+    subs.count()
+    tracker = spark.sparkContext.statusTracker()
+    before = set(tracker.getJobIdsForGroup(None))
+    step = table.rebalance(subs, TOPICS, "sticky")
+    jobs = set(tracker.getJobIdsForGroup(None)) - before
+    assert 0 < step.summary["groups_recomputed"] < 200
+    # plan (fingerprints + heads), assign, write files, write heads: with AQE's stage jobs, about 11.
+    assert len(jobs) <= 14, len(jobs)
+    subs.unpersist()
