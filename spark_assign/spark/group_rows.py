@@ -98,11 +98,13 @@ class WireBatch:
         self.num_partitions = _ints(col("num_partitions"))
         self.partition = _ints(col("partition"))
         self.metadata_rows = _ints(col("metadata_rows"))
-        owned = col("owned_partitions")
+        # The optional nested columns may be absent from the wire (see wire.OPTIONAL_NESTED): all null.
+        names = batch.schema.names
+        owned = col("owned_partitions") if "owned_partitions" in names else pa.nulls(self.n, pa.list_(pa.int32()))
         self.owned_null = np.asarray(owned.is_null().to_numpy(zero_copy_only=False), dtype=bool)
         self.owned_offsets = np.asarray(owned.offsets, dtype=np.int64)
         self.owned_values = _ints(owned.values)
-        self.replica_racks = col("replica_racks")
+        self.replica_racks = col("replica_racks") if "replica_racks" in names else None
         self._index()
 
     # ------------------------------------------------------------------ indexing, once per batch

@@ -127,3 +127,13 @@ def test_an_earlier_group_is_assigned_before_a_later_group_fails():
             sub("g2", "", "t0")]                                   # empty member id in g2
     with pytest.raises(InvalidInputError, match="group 'g1'"):
         run(rows)
+
+
+def test_the_optional_nested_columns_may_be_absent_from_the_wire():
+    """build_wire leaves out owned_partitions and replica_racks when no row can hold one."""
+    rows = [sub("g", m, t) for m in ("a", "b", "c") for t in TOPICS] + [prev("g", "a", "t0", 1, 2)]
+    full = pa.Table.from_pydict({n: [r.get(n) for r in rows] for n, _ in WIRE_COLUMNS}, schema=SCHEMA)
+    narrow = full.drop_columns(["owned_partitions", "replica_racks"])
+    got = [pa.Table.from_batches(list(assign_batches(iter(t.to_batches()), "sticky"))).to_pylist()
+           for t in (full, narrow)]
+    assert got[0] == got[1] and len(got[0]) == sum(TOPICS.values())
