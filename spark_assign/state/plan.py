@@ -35,7 +35,7 @@ from pyspark.sql import functions as F
 
 from ..errors import InvalidInputError
 from ..schema import STATUSES
-from .layout import HEADS_COLUMNS, PARTITION_COLUMN, arrow_schema
+from .layout import HEADS_COLUMNS, PARTITION_COLUMN, arrow_schema, spark_ddl
 
 __all__ = ["ChangedGroup", "Plan", "Outcome", "fingerprints", "plan", "outcome_of", "local_frame", "only_groups",
            "only_heads", "with_fingerprints", "changed_heads", "new_heads", "write_heads_locally"]
@@ -161,8 +161,9 @@ def local_frame(spark, columns: List[Tuple[str, str]], data: Dict[str, list]) ->
     """A DataFrame of driver-side data, as a local relation (from Arrow): joining or broadcasting
     it runs no Spark job, and its size is known to the optimizer."""
     schema = arrow_schema(columns)
-    return spark.createDataFrame(pa.table({n: pa.array(data[n], type=schema.field(n).type) for n in schema.names},
-                                          schema=schema))
+    table = pa.table({n: pa.array(data[n], type=schema.field(n).type) for n in schema.names}, schema=schema)
+    # The DDL too: Spark Connect cannot infer a schema from an empty table.
+    return spark.createDataFrame(table, schema=spark_ddl(columns))
 
 
 def _ids_frame(spark, ids: Sequence[str]) -> DataFrame:
@@ -234,7 +235,7 @@ def new_heads(spark, heads: DataFrame, updated: pa.Table) -> DataFrame:
     ids = updated.column("group_id").to_pylist()
     unchanged = heads.where(~F.col("group_id").isin(ids)) if len(ids) <= LITERAL_GROUPS else \
         heads.join(F.broadcast(_ids_frame(spark, ids)), "group_id", "left_anti")
-    return unchanged.unionByName(spark.createDataFrame(updated))
+    return unchanged.unionByName(spark.createDataFrame(updated, schema=spark_ddl(HEADS_COLUMNS)))
 
 
 def write_heads_locally(old: Optional[str], new: str, updated: pa.Table) -> None:
