@@ -1,4 +1,4 @@
-"""The Spark examples of docs/*.md run, in order per page, on the shared session.
+"""The Spark examples of docs/*.md and README.md run, in order per page, on the shared session.
 
 A Spark page is one with a ```sql block or a ```python block that uses a
 variable called ``spark``. All its ```python and ```sql blocks form one script,
@@ -19,10 +19,15 @@ FENCE = re.compile(r"```(python|sql)\n(.*?)```", re.S)
 
 pytestmark = pytest.mark.spark
 
+#: Pages a dedicated test runs instead (with what they need beyond this runner).
+OWN_TEST = {"sql.md": "tests/spark/test_sql_scripts.py::test_guide_examples_run"}
+
 
 def pages():
     out = []
-    for path in sorted(DOCS.glob("*.md")):
+    for path in sorted(DOCS.glob("*.md")) + [DOCS.parent / "README.md"]:
+        if path.name in OWN_TEST:
+            continue
         blocks = FENCE.findall(path.read_text(encoding="utf-8"))
         if any(lang == "sql" or re.search(r"\bspark\b", code) for lang, code in blocks):
             out.append(pytest.param(path.name, blocks, id=path.name))
@@ -35,8 +40,13 @@ def test_spark_examples_of_a_page(spark, tmp_path, monkeypatch, page, blocks):
 
     monkeypatch.chdir(tmp_path)
     namespace = {"spark": spark}
-    for i, (lang, code) in enumerate(blocks):
-        if lang == "sql":
-            run_script(spark, code, collect=True)
-        else:
-            exec(compile(code, f"<{page} block {i}>", "exec"), namespace)
+    # An example's local_session() returns this session with its own runtime settings applied.
+    shuffle = spark.conf.get("spark.sql.shuffle.partitions")
+    try:
+        for i, (lang, code) in enumerate(blocks):
+            if lang == "sql":
+                run_script(spark, code, collect=True)
+            else:
+                exec(compile(code, f"<{page} block {i}>", "exec"), namespace)
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", shuffle)
