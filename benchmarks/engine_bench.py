@@ -10,7 +10,8 @@ Cases (Kafka's AbstractStickyAssignorTest large tests):
   claim what they got); ``range`` and ``roundrobin`` fresh. Baseline:
   ``numpy.lexsort`` of the 1M (topic, partition) pairs.
 * the same with the last member subscribed to one topic only (the general builder).
-* kafka-python's assignors (pure Python) at a size they finish: range must give
+* kafka-python's assignors (pure Python) at a size they finish (range and roundrobin also
+  at the 1M size, timed from Member objects and from the columnar input): range must give
   identical output; speed ratios reported.
 * peak memory of the 1M sticky fresh + rebalance, in a child process.
 
@@ -30,11 +31,11 @@ import sys
 import time
 from collections import namedtuple
 from pathlib import Path
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Sequence
 
 import numpy as np
 
-from spark_assign.core import Member, assign, assign_group
+from spark_assign.core import GroupInput, Member, assign, assign_group
 from spark_assign.testing import large_group, with_owned
 
 RESULTS = Path(__file__).parent / "results"
@@ -107,7 +108,11 @@ class _Cluster:
         return None if n is None else set(range(n))
 
 
-def kafka_python_cases(num_topics: int, partitions: int, members: int) -> List[Dict[str, object]]:
+def kafka_python_cases(num_topics: int, partitions: int, members: int,
+                       strategies: Sequence[str] = ("range", "roundrobin", "sticky")) -> List[Dict[str, object]]:
+    """Our engine against kafka-python's assignors on the same group, timed from each one's own input
+    objects (kafka-python's member metadata; our :class:`Member` list) and, for ours, also from the
+    columnar :class:`GroupInput` the Spark layer passes (``columnar_seconds``, ``columnar_speedup``)."""
     try:
         from kafka.coordinator.assignors.range import RangePartitionAssignor
         from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
@@ -126,12 +131,16 @@ def kafka_python_cases(num_topics: int, partitions: int, members: int) -> List[D
         "roundrobin": lambda: RoundRobinPartitionAssignor.assign(cluster, kp_members),
         "sticky": lambda: StickyPartitionAssignor().assign(cluster, kp_members),
     }
+    spec = GroupInput.from_members(ours_members, topics)
     for strategy, kp in impls.items():
+        if strategy not in strategies:
+            continue
         t0 = time.perf_counter()
         kp_out = kp()
         t_kp = time.perf_counter() - t0
         ours = assign(ours_members, topics, strategy)
-        t_ours = timed(lambda: assign(ours_members, topics, strategy), 5)
+        t_ours = timed(lambda: assign(ours_members, topics, strategy), 3)
+        t_columnar = timed(lambda: assign_group(spec, strategy), 3)
         note = ""
         if strategy in ("range", "roundrobin"):
             same = all(
@@ -140,7 +149,8 @@ def kafka_python_cases(num_topics: int, partitions: int, members: int) -> List[D
             )
             note = "identical output" if same else "OUTPUT DIFFERS"
         rows.append({"case": f"{strategy} vs kafka-python", "size": size, "seconds": t_ours,
-                     "baseline_seconds": t_kp, "speedup": t_kp / t_ours, "note": note})
+                     "baseline_seconds": t_kp, "speedup": t_kp / t_ours, "columnar_seconds": t_columnar,
+                     "columnar_speedup": t_kp / t_columnar, "note": note})
     return rows
 
 
@@ -174,6 +184,7 @@ def main() -> None:
     kp_sizes = (5, 100, 50) if args.quick else (10, 500, 500)
     rows = large_cases(*sizes, repeat=1 if args.quick else 3)
     rows += kafka_python_cases(*kp_sizes)
+    rows += kafka_python_cases(*sizes, strategies=("range", "roundrobin"))   # kafka-python's sticky cannot
     rows.append(peak_memory(*sizes))
     report = {"machine": machine(), "rows": rows}
     RESULTS.mkdir(exist_ok=True)
@@ -186,6 +197,8 @@ def main() -> None:
             continue
         if "speedup" in r:
             ratio = f"{r['speedup']:.0f}x faster"
+            if "columnar_speedup" in r:
+                ratio += f" ({r['columnar_speedup']:.0f}x columnar)"
         elif "ratio" in r:
             ratio = f"{r['ratio']:.2f}x"
         else:
