@@ -125,7 +125,7 @@ _PARAM = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 def run_script(spark: Any, script: Union[str, Path], params: Optional[Mapping[str, str]] = None,
                collect: bool = False) -> List[Any]:
-    """Run every statement of a SQL script (a path or the text); returns one DataFrame each.
+    """Run every statement of a SQL script (a ``pathlib.Path``, or the text itself); returns one DataFrame each.
 
     Example::
 
@@ -137,8 +137,9 @@ def run_script(spark: Any, script: Union[str, Path], params: Optional[Mapping[st
 
     Statements run in order with ``spark.sql``; commands (``CREATE``, ``CACHE``...)
     take effect at once, queries stay lazy in the returned DataFrames.
-    ``${name}`` is replaced by ``params[name]`` first (names not in ``params``
-    are left for Spark's own variable substitution).
+    ``${name}`` is replaced by ``params[name]`` first, as is (names not in
+    ``params`` are left for Spark's own variable substitution); quote values
+    in the script, and pass values that need no escaping there.
     ``CALL spark_assign.rebalance(...)`` and ``CALL spark_assign.views(...)``
     run the Delta bridge of :mod:`spark_assign.spark.sql_state` and return
     its summary.

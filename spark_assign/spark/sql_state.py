@@ -42,7 +42,12 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$|^`[^`]+
 _QUERY = re.compile(r"^\s*(SELECT|WITH|FROM|VALUES|TABLE)\b", re.I)
 _CALL = re.compile(r"^\s*CALL\s+spark_assign\s*\.\s*(\w+)\s*\((.*)\)\s*$", re.I | re.S)
 _ARG = re.compile(r"\s*(\w+)\s*=>\s*'((?:[^'\\]|\\.|'')*)'\s*(,|$)", re.S)
-_COMMENTS = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
+#: Quoted text and comments; comments are dropped, quoted text kept (a '--' inside a path is not a comment).
+_QUOTED_OR_COMMENT = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`|--[^\n]*|/\*.*?\*/", re.S)
+
+
+def _without_comments(statement: str) -> str:
+    return _QUOTED_OR_COMMENT.sub(lambda t: "" if t.group(0)[:2] in ("--", "/*") else t.group(0), statement)
 
 
 def _view_name(views: str) -> str:
@@ -102,9 +107,9 @@ def state_views(spark: Any, state: str, views: str = "assignments") -> List[str]
     prefix = _view_name(views)
     table = AssignmentTable(spark, state)
     if table._backend.exists():
-        snap = table._snapshot()
-        latest = table.latest()
-        history = table._backend.read(snap)          # every row of every generation, at that snapshot
+        snap = table._snapshot()                      # both views at this one snapshot
+        latest = table._latest_rows(snap, table._heads(snap))
+        history = table._backend.read(snap)          # every row of every generation
     else:
         latest = history = _empty_rows(spark)
     latest.createOrReplaceTempView(f"{prefix}_latest")
@@ -198,7 +203,7 @@ def call_statement(spark: Any, statement: str) -> Union[None, Any]:
 
         call_statement(spark, "CALL spark_assign.views(state => '/data/fleet_state', views => 'fleet')")
     """
-    m = _CALL.match(_COMMENTS.sub("", statement))
+    m = _CALL.match(_without_comments(statement))
     if m is None:
         return None
     name = m.group(1).lower()

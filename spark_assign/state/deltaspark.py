@@ -24,8 +24,11 @@ from typing import Dict, Optional, Sequence
 
 from ..errors import StateTableError
 from .embedded import CommitConflict, Snapshot
-from .layout import FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, spark_ddl
+from .layout import FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, local_path, spark_ddl
 from .plan import outcome_of
+
+#: Commits searched for this attempt's id after a write (others may commit right after it).
+RECENT_COMMITS = 20
 
 __all__ = ["DeltaSparkBackend"]
 
@@ -52,7 +55,7 @@ class DeltaSparkBackend:
         if self.is_path:
             return self.location
         detail = self.spark.sql(f"DESCRIBE DETAIL {self.location}").select("location").first()
-        return detail[0][7:] if detail[0].startswith("file:") else detail[0]
+        return local_path(detail[0]) if detail[0].startswith("file:") else detail[0]
 
     def exists(self) -> bool:
         from delta.tables import DeltaTable
@@ -120,8 +123,10 @@ class DeltaSparkBackend:
             if "Concurrent" in type(e).__name__ or "Concurrent" in str(e):
                 raise CommitConflict(str(e)) from e
             raise
-        last = self._delta().history(1).select("version", "userMetadata").first()
-        if last["version"] != version or attempt not in (last["userMetadata"] or ""):
+        # txnAppId/txnVersion make a second write of ``version`` a no-op, so the write is ours iff a
+        # commit carries this attempt's id; later commits (another tool, auto-compaction) may follow it.
+        recent = self._delta().history(RECENT_COMMITS).select("userMetadata").collect()
+        if not any(attempt in (r["userMetadata"] or "") for r in recent):
             raise CommitConflict(f"version {version} was written by another rebalance")
 
     def discard(self, staged) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 import uuid
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
@@ -24,8 +25,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..errors import StateTableError
-from .layout import FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, spark_ddl
+from ..errors import InvalidInputError, StateTableError
+from .layout import FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, local_path, spark_ddl
 from .plan import Outcome
 
 __all__ = ["EmbeddedBackend", "CommitConflict", "FileMeta", "Snapshot"]
@@ -124,7 +125,12 @@ class EmbeddedBackend:
 
     def __init__(self, spark, path: str) -> None:
         self.spark = spark
-        self.root = os.path.abspath(path[7:] if path.startswith("file://") else path)
+        scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]+):", path)
+        if scheme and scheme.group(1).lower() != "file" and not os.path.exists(path):
+            raise InvalidInputError(
+                f"the embedded Delta engine writes local paths only, got {path!r}: use a local path, or a "
+                "session with delta-spark (the io.delta classes) for other filesystems", column="location")
+        self.root = local_path(path)
 
     # ------------------------------------------------------------------ table
 

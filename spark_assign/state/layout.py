@@ -26,6 +26,7 @@ scanning the table once.
 
 from __future__ import annotations
 
+import os
 from typing import List, Tuple
 
 import pyarrow as pa
@@ -88,3 +89,17 @@ def heads_path(root: str, name: str) -> str:
 def fingerprint_columns() -> List[str]:
     """Subscription fields that make up a group's input fingerprint (plus topic metadata and strategy)."""
     return ["member_id", "topic", "group_instance_id", "rack", "owned_partitions", "generation"]
+
+
+def local_path(location: str) -> str:
+    """A ``file:`` URI (any number of slashes) or a plain path, as an absolute local path.
+
+    Example::
+
+        local_path("file:/tmp/state") == local_path("file:///tmp/state") == "/tmp/state"
+    """
+    from urllib.parse import unquote, urlparse
+
+    if location.startswith("file:"):
+        return os.path.abspath(unquote(urlparse(location).path))
+    return os.path.abspath(location)

@@ -287,7 +287,9 @@ class AssignmentTable:
                 .groupBy("group_id").agg(F.max("generation").alias("generation"),
                                          F.max(PARTITION_COLUMN).alias(PARTITION_COLUMN),
                                          F.first("strategy").alias("strategy"),
-                                         F.lit(None).cast("string").alias("input_fingerprint"),
+                                         # the rows carry their group's fingerprint: an unchanged
+                                         # group stays unchanged after another tool's commit
+                                         F.first("input_fingerprint").alias("input_fingerprint"),
                                          F.max(F.col("member_id").isNull()).alias("pending")))
 
     def _heads_name(self, snap: Snapshot) -> Optional[str]:
@@ -297,14 +299,16 @@ class AssignmentTable:
         return name if isinstance(name, str) and name else None
 
     def _read_heads(self, snap: Snapshot) -> Optional[DataFrame]:
-        """The heads of ``snap``, cached, or None when its commit names none (or they are gone)."""
+        """The heads of ``snap``, or None when its commit names none (or they are gone)."""
         name = self._heads_name(snap)
         if name is None:
             return None
         try:
             # Heads are immutable (one directory per attempt): read them where needed, no cache.
             # A missing directory fails here, when Spark lists it, not in a job.
-            return self.spark.read.schema(heads_ddl()).parquet(heads_path(self.path, name))
+            heads = self.spark.read.schema(heads_ddl()).parquet(heads_path(self.path, name))
+            heads.columns                   # Spark Connect is lazy: make it resolve (list) the path here
+            return heads
         except Exception:  # noqa: BLE001 - a missing path: AnalysisException (classic) or its Connect twin
             return None
 

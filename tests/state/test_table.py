@@ -140,3 +140,28 @@ def test_dataframe_method_reads_previous_from_the_table(spark, tmp_path):
             "sticky", topics=TOPICS, previous=previous).collect()
         assert {r.generation for r in result} == {2}
         assert sum(r.status == "kept" for r in result) == 3
+
+
+def test_another_tools_commit_does_not_make_every_group_change(spark, tmp_path):
+    """A version without spark-assign's heads (here a table property set with delta-rs) is read by a scan, which
+    keeps each group's fingerprint from its rows: re-running the same rebalance writes nothing."""
+    table = AssignmentTable(spark, str(tmp_path / "compacted"))
+    rows = [("g1", "a", "orders", None), ("g1", "b", "orders", None), ("g2", "c", "audit", None)]
+    table.rebalance(subs(spark, rows), TOPICS, "sticky")
+    rows.append(("g2", "d", "audit", None))
+    table.rebalance(subs(spark, rows), TOPICS, "sticky")
+    before = DeltaTable(table.path).version()
+    DeltaTable(table.path).alter.set_table_properties({"delta.logRetentionDuration": "interval 60 days"})
+    assert DeltaTable(table.path).version() == before + 1       # a commit that names no heads
+    again = table.rebalance(subs(spark, rows), TOPICS, "sticky")
+    assert again.version is None and again.summary["groups_recomputed"] == 0
+
+
+def test_locations_are_local_paths_or_file_uris(tmp_path):
+    from spark_assign.state.embedded import EmbeddedBackend
+    from spark_assign.state.layout import local_path
+
+    assert local_path("file:/tmp/s") == local_path("file:///tmp/s") == "/tmp/s"
+    assert EmbeddedBackend(None, f"file:{tmp_path}/s").root == str(tmp_path / "s")
+    with pytest.raises(InvalidInputError, match="local paths only, got 's3a://bucket/state'"):
+        EmbeddedBackend(None, "s3a://bucket/state")
