@@ -10,7 +10,7 @@ import pytest
 
 from spark_assign.report import strategy_colours
 
-from ..report.chromium import Chromium, find_chromium
+from ..report.chromium import browser, find_chromium  # noqa: F401 (browser: a fixture)
 from ..report.test_report import CHARTS, by_id, local, marks, parse, pixel_shares, table_rows
 
 CHROMIUM = find_chromium()
@@ -106,14 +106,6 @@ def test_report_holds_the_tables_figures(report, simulated):
 
 
 # ----------------------------------------------------------------- browser
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    if CHROMIUM is None:
-        pytest.skip("no Chromium binary on PATH (Debian: apt-get install -y chromium)")
-    with Chromium(CHROMIUM, str(tmp_path_factory.mktemp("chromium-profile"))) as chromium:
-        yield chromium
-
-
 def test_report_loads_without_errors_and_its_charts_render_in_chromium(browser, report):
     _, path = report
     browser.open(path.as_uri(), width=1280, height=900)

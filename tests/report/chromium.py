@@ -23,6 +23,8 @@ import time
 import zlib
 from typing import Any, Dict, List, Optional, Tuple
 
+import pytest
+
 #: The flags of the report's browser test (and of the CI script).
 CHROMIUM_FLAGS = [
     "--headless",
@@ -271,3 +273,13 @@ def decode_png(data: bytes) -> Tuple[int, int, List[bytearray]]:
             out[3::4] = line[1::2] if channels == 2 else b"\xff" * width
             rgba.append(out)
     return width, height, rgba
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """One headless Chromium per test module (skips when there is none); import it into the module."""
+    binary = find_chromium()
+    if binary is None:
+        pytest.skip("no Chromium binary on PATH (Debian: apt-get install -y chromium)")
+    with Chromium(binary, str(tmp_path_factory.mktemp("chromium-profile"))) as chromium:
+        yield chromium

@@ -17,7 +17,7 @@ from spark_assign.errors import InvalidInputError, SchemaError
 from spark_assign.report import (format_partitions, group_metrics, group_summary, latest_assignment, metrics,
                                  render_html, strategy_colours)
 
-from .chromium import Chromium, decode_png, find_chromium
+from .chromium import browser, decode_png, find_chromium  # noqa: F401 (browser: a fixture)
 from .fleets import COLUMNS, COOP, STICKY, expected_metrics, simulate, small_rows, synthetic_fleet
 
 CHARTS = ["moves-chart", "balance-chart", "members-chart", "groups-chart"]
@@ -260,14 +260,6 @@ def pixel_shares(png: bytes, colours: Dict[str, str], tolerance: int = 24) -> Di
                     if abs(r - tr) <= tolerance and abs(g - tg) <= tolerance and abs(b - tb) <= tolerance:
                         counts[name] += 1
     return {name: n / (width * height) for name, n in counts.items()}
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    if CHROMIUM is None:
-        pytest.skip("no Chromium binary on PATH (Debian: apt-get install -y chromium)")
-    with Chromium(CHROMIUM, str(tmp_path_factory.mktemp("chromium-profile"))) as chromium:
-        yield chromium
 
 
 @needs_chromium
