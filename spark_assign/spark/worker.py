@@ -51,7 +51,7 @@ class _Output:
         base_m = len(self.names)
         self.names.extend(owner_names)
         base_p = len(self.names)
-        renamed = getattr(rows, "renamed", {})
+        renamed = rows.renamed
         self.names.extend([renamed.get(n, n) for n in owner_names])   # a restarted static member's old id
         group_code = len(self.groups)
         self.groups.append(rows.group_id)

@@ -24,7 +24,7 @@ from typing import Dict, Optional, Sequence
 
 from ..errors import StateTableError
 from .embedded import CommitConflict, Snapshot
-from .layout import FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, local_path, spark_ddl
+from .layout import FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, in_files, local_path, spark_ddl
 from .plan import outcome_of
 
 #: Commits searched for this attempt's id after a write (others may commit right after it).
@@ -109,8 +109,7 @@ class DeltaSparkBackend:
     def stage(self, rows, version: int, num_files: int):
         """Nothing to write ahead: delta-spark writes and commits in one step. Returns the
         DataFrame to write and its :class:`~.plan.Outcome` (one job over the computed rows)."""
-        spread = rows.coalesce(1) if num_files == 1 else rows.repartitionByRange(num_files, "group_id")
-        return spread.sortWithinPartitions("group_id", "generation", "topic", "partition"), outcome_of(rows)
+        return in_files(rows, num_files), outcome_of(rows)
 
     def commit(self, snap: Snapshot, staged, app_id: str, version: int, metadata: Dict[str, object]) -> None:
         attempt = uuid.uuid4().hex

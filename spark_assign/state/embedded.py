@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..errors import InvalidInputError, StateTableError
-from .layout import FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, local_path, spark_ddl
+from .layout import FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, in_files, local_path, spark_ddl
 from .plan import Outcome
 
 __all__ = ["EmbeddedBackend", "CommitConflict", "FileMeta", "Snapshot"]
@@ -60,8 +60,7 @@ def write_task(root: str, version: int, tag: str):
         mins: Dict[str, object] = {}
         maxs: Dict[str, object] = {}
         nulls: Dict[str, int] = {c: 0 for c in STAT_COLUMNS}
-        groups: Dict[str, list] = {}
-        statuses: Dict[str, int] = {}
+        report = Outcome()
         for batch in batches:
             if batch.num_rows == 0:
                 continue
@@ -79,7 +78,7 @@ def write_task(root: str, version: int, tag: str):
                     lo, hi = mm["min"].as_py(), mm["max"].as_py()
                     mins[c] = lo if c not in mins else min(mins[c], lo)
                     maxs[c] = hi if c not in maxs else max(maxs[c], hi)
-            _report(table, groups, statuses)
+            _report(table, report)
         if writer is None:
             return
         writer.close()
@@ -87,22 +86,21 @@ def write_task(root: str, version: int, tag: str):
         stats = json.dumps({"numRecords": records, "minValues": mins, "maxValues": maxs, "nullCount": nulls})
         yield pa.RecordBatch.from_pydict({"path": [rel], "size": [st.st_size], "mtime": [int(st.st_mtime * 1000)],
                                           "records": [records], "stats": [stats],
-                                          "groups": [json.dumps(groups)], "statuses": [json.dumps(statuses)]})
+                                          "groups": [json.dumps(report.groups)],
+                                          "statuses": [json.dumps(report.counts)]})
     return run
 
 
-def _report(table: pa.Table, groups: Dict[str, list], statuses: Dict[str, int]) -> None:
+def _report(table: pa.Table, report: Outcome) -> None:
     """Add a written batch to its file's report: per group its generation and whether a
     partition is unowned (a pending transfer), and rows per status."""
     per_group = table.group_by("group_id").aggregate([
         ("generation", "max"), ("member_id", "count", pc.CountOptions(mode="only_null"))])
-    for g, gen, unowned in zip(per_group.column("group_id").to_pylist(), per_group.column("generation_max").to_pylist(),
-                               per_group.column("member_id_count").to_pylist()):
-        old = groups.get(g)
-        groups[g] = [gen, unowned > 0] if old is None else [max(old[0], gen), old[1] or unowned > 0]
+    groups = {g: (gen, unowned > 0) for g, gen, unowned in zip(
+        per_group.column("group_id").to_pylist(), per_group.column("generation_max").to_pylist(),
+        per_group.column("member_id_count").to_pylist())}
     counts = pc.value_counts(table.column("status"))
-    for value, n in zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist()):
-        statuses[value] = statuses.get(value, 0) + n
+    report.add(groups, dict(zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist())))
 
 
 def _fault(point: str) -> None:
@@ -226,9 +224,7 @@ class EmbeddedBackend:
         the tasks also report what the files hold (:class:`~.plan.Outcome`)."""
         _fault("before-write")
         tag = uuid.uuid4().hex[:8]
-        spread = rows.coalesce(1) if num_files == 1 else rows.repartitionByRange(num_files, "group_id")
-        ordered = spread.sortWithinPartitions("group_id", "generation", "topic", "partition")
-        metas = ordered.mapInArrow(write_task(self.root, version, tag), FILE_META_DDL).collect()
+        metas = in_files(rows, num_files).mapInArrow(write_task(self.root, version, tag), FILE_META_DDL).collect()
         _fault("after-write")
         outcome = Outcome()
         files = []

@@ -103,3 +103,10 @@ def local_path(location: str) -> str:
     if location.startswith("file:"):
         return os.path.abspath(unquote(urlparse(location).path))
     return os.path.abspath(location)
+
+
+def in_files(rows, num_files: int):
+    """``rows`` laid out for ``num_files`` data files: ranges of groups, each file sorted by
+    group, generation, topic and partition (one file: no range shuffle)."""
+    spread = rows.coalesce(1) if num_files == 1 else rows.repartitionByRange(num_files, "group_id")
+    return spread.sortWithinPartitions("group_id", "generation", "topic", "partition")

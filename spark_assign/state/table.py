@@ -198,7 +198,7 @@ class AssignmentTable:
                 # cuts the lineage: a retry reuses these rows, and plans nested attempt after
                 # attempt would keep growing.
                 rows = rows.localCheckpoint()
-            staged, outcome = self._backend.stage(rows, version, num_files or self._files_for(todo.rows))
+            staged, outcome = self._backend.stage(rows, version, num_files or self._parts_for(todo.rows, ROWS_PER_FILE))
             summary = _summary(outcome, todo, attempt)
             name = heads_name(version, uuid.uuid4().hex[:12])   # this attempt's own heads
             self._write_heads(snap, heads, name, changed_heads(todo, outcome, version, chosen.name))
@@ -228,10 +228,11 @@ class AssignmentTable:
                 return
         new_heads(self.spark, heads, updated).coalesce(1).write.mode("overwrite").parquet(path)
 
-    def _files_for(self, rows: int) -> int:
-        """Data files for a generation of ``rows`` rows: one per million, at most ``spark.sql.shuffle.partitions``."""
+    def _parts_for(self, rows: int, per_part: int) -> int:
+        """Parts (data files, engine tasks) for ``rows`` rows: one per ``per_part``, at least one,
+        at most ``spark.sql.shuffle.partitions``."""
         limit = int(self.spark.conf.get("spark.sql.shuffle.partitions"))
-        return max(1, min(limit, -(-rows // ROWS_PER_FILE)))
+        return max(1, min(limit, -(-rows // per_part)))
 
     def _ensure_table(self) -> None:
         if not self._backend.exists():
@@ -255,8 +256,7 @@ class AssignmentTable:
                     return kept
         subs = subscriptions if todo.everything and kept is None else only_groups(subscriptions, todo, ids)
         previous = self._previous(snap, todo, ids)
-        rows_todo = sum(todo.changed[g].partitions for g in ids)
-        tasks = max(1, min(int(self.spark.conf.get("spark.sql.shuffle.partitions")), -(-rows_todo // ROWS_PER_TASK)))
+        tasks = self._parts_for(sum(todo.changed[g].partitions for g in ids), ROWS_PER_TASK)
         result = assign_frame(subs, strategy, topic_df, previous, num_partitions=tasks, with_instance=True)
         rows = (with_fingerprints(result, todo, ids)
                 .withColumn("strategy", F.lit(strategy))
