@@ -7,7 +7,9 @@ on the DataFrame API only, so one definition serves both.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Union
+from typing import Any, Mapping, Optional, Tuple, Union
+
+import pyarrow as pa
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -15,9 +17,9 @@ from pyspark.sql import functions as F
 from ..core import get_strategy
 from ..errors import InvalidInputError
 from .inputs import previous_frame, subscription_columns, topics_frame
-from .wire import RESULT_DDL, build_wire
+from .wire import KIND_PREVIOUS, RESULT_DDL, arrow_wire, build_wire, result_arrow_schema
 
-__all__ = ["assign_partitions", "assign_frame", "attach"]
+__all__ = ["assign_partitions", "assign_frame", "assign_local", "attach"]
 
 
 def assign_partitions(
@@ -87,23 +89,12 @@ def assign_frame(subscriptions: DataFrame, strategy: str, topics: Any, previous:
                  num_partitions: Optional[int] = None, with_instance: bool = False) -> DataFrame:
     """:func:`assign_partitions`, optionally with each owner's ``group_instance_id`` column
     (the state table stores it)."""
-    chosen = get_strategy(strategy)
-    if topics is None:
-        raise InvalidInputError("topics is required: a dict {topic: partitions} or a DataFrame",
-                                column="topics")
     if num_partitions is not None and (isinstance(num_partitions, bool) or not isinstance(num_partitions, int)
                                        or num_partitions < 1):
         raise InvalidInputError(f"num_partitions must be a positive integer, got {num_partitions!r}",
                                 column="num_partitions")
-    spark = subscriptions.sparkSession
-    columns, has_group = subscription_columns(subscriptions)
-    if not has_group:
-        columns["group_id"] = F.lit(None).cast("string")
-    topic_df = topics_frame(spark, topics)
-    prev_df = previous_frame(spark, previous)
-    wire = build_wire(subscriptions, columns, topic_df, prev_df, with_racks=chosen.rack_aware)
-    n = num_partitions or int(spark.conf.get("spark.sql.shuffle.partitions"))
-    name = chosen.name
+    wire, name, has_group = _wire(subscriptions, strategy, topics, previous)
+    n = num_partitions or int(subscriptions.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     ddl = RESULT_DDL + (", `group_instance_id` string" if with_instance else "")
 
     def run(batches):
@@ -114,6 +105,49 @@ def assign_frame(subscriptions: DataFrame, strategy: str, topics: Any, previous:
     return (wire.repartition(n, "group_id")
                 .sortWithinPartitions("group_id", "kind")
                 .mapInArrow(run, ddl))
+
+
+def assign_local(subscriptions: DataFrame, strategy: str, topics: Any, previous: Any = None,
+                 with_instance: bool = False) -> pa.Table:
+    """:func:`assign_frame`'s rows computed in this process: the wire is collected as Arrow
+    (one job) and the engine runs here, as a Spark worker would run it.
+
+    For a few small groups (the state table's incremental rebalances), where
+    the assignment job's fixed costs (a shuffle, Python workers) would dominate.
+    The caller bounds the rows; bad input raises the same errors. ``previous``
+    may also be an Arrow table (rows the caller read without Spark).
+    """
+    from .worker import assign_batches
+
+    local = previous if isinstance(previous, pa.Table) else None
+    wire, name, has_group = _wire(subscriptions, strategy, topics, None if local is not None else previous)
+    table = wire.toArrow()
+    if local is not None:
+        table = pa.concat_tables([table, arrow_wire(local, table.schema, KIND_PREVIOUS)])
+    if table.num_rows == 0:
+        return result_arrow_schema(with_instance).empty_table()
+    table = table.sort_by([("group_id", "ascending"), ("kind", "ascending")])
+    batches = list(assign_batches(iter(table.combine_chunks().to_batches()), name, group_column=has_group,
+                                  with_instance=with_instance))
+    return pa.Table.from_batches(batches, schema=result_arrow_schema(with_instance))
+
+
+def _wire(subscriptions: DataFrame, strategy: str, topics: Any, previous: Any) -> Tuple[DataFrame, str, bool]:
+    """The wire of one assignment (see :mod:`.wire`), the strategy's name, and whether the
+    subscriptions have a ``group_id`` column. Checks arguments and schemas, runs no job."""
+    chosen = get_strategy(strategy)
+    if topics is None:
+        raise InvalidInputError("topics is required: a dict {topic: partitions} or a DataFrame",
+                                column="topics")
+    spark = subscriptions.sparkSession
+    columns, has_group = subscription_columns(subscriptions)
+    if not has_group:
+        columns["group_id"] = F.lit(None).cast("string")
+    topic_df = topics_frame(spark, topics)
+    prev_df = previous_frame(spark, previous)
+    wire = build_wire(subscriptions, columns, topic_df, prev_df, with_racks=chosen.rack_aware,
+                      topic_counts=topics if isinstance(topics, Mapping) else None)
+    return wire, chosen.name, has_group
 
 
 def attach() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+import pyarrow as pa
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
@@ -18,6 +19,24 @@ from ..errors import InvalidInputError, SchemaError
 __all__ = ["subscription_columns", "topics_frame", "previous_frame", "check_columns"]
 
 _INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
+
+
+
+#: Arrow types of the Spark DDL types that local relations use.
+ARROW_TYPES = {"string": pa.string(), "int": pa.int32(), "bigint": pa.int64(), "boolean": pa.bool_(),
+               "timestamp": pa.timestamp("us", tz="UTC")}
+
+
+def local_frame(spark, columns: List[Tuple[str, str]], data: Dict[str, list]) -> DataFrame:
+    """Driver-side ``data`` (``{column: values}``) as a DataFrame of ``columns`` (name, DDL type).
+
+    Made from Arrow, it is a local relation (a list of rows would be an RDD):
+    joining or broadcasting it runs no Spark job, and the optimizer knows its
+    size. The DDL is given too: Spark Connect cannot infer an empty table's schema.
+    """
+    schema = pa.schema([pa.field(n, ARROW_TYPES[t]) for n, t in columns])
+    table = pa.table({n: pa.array(data[n], type=schema.field(n).type) for n in schema.names}, schema=schema)
+    return spark.createDataFrame(table, schema=", ".join(f"`{n}` {t}" for n, t in columns))
 
 
 def _type_ok(dtype: T.DataType, expected: str) -> bool:
@@ -91,8 +110,8 @@ def topics_frame(spark, topics: Any) -> DataFrame:
         if bad:
             problem, column, _ = bad[0]
             raise InvalidInputError(problem, column=column, rows=[b[2] for b in bad if b[0] == problem])
-        schema = "topic string, num_partitions int"
-        return spark.createDataFrame(rows, schema) if rows else spark.createDataFrame([], schema)
+        return local_frame(spark, [("topic", "string"), ("num_partitions", "int")],
+                           {"topic": [r[0] for r in rows], "num_partitions": [r[1] for r in rows]})
     if isinstance(topics, DataFrame):
         present = check_columns(topics, "topics", [
             ("topic", "string", True), ("num_partitions", "int", True),

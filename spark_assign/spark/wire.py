@@ -16,7 +16,7 @@ engine called once per group, nothing collected to the driver.
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Set
+from typing import Dict, Mapping, Optional, Set
 
 import pyarrow as pa
 from pyspark.sql import Column, DataFrame
@@ -25,7 +25,7 @@ from pyspark.sql import functions as F
 from ..schema import RESULT_COLUMNS
 
 __all__ = ["KIND_SUBSCRIPTION", "KIND_PREVIOUS", "KIND_RACKS", "WIRE_DDL", "RESULT_DDL",
-           "result_arrow_schema", "build_wire"]
+           "result_arrow_schema", "with_topic_metadata", "arrow_wire", "build_wire"]
 
 KIND_SUBSCRIPTION, KIND_PREVIOUS, KIND_RACKS = 0, 1, 2
 
@@ -72,29 +72,69 @@ def _select(df: DataFrame, values: Dict[str, Column], skip: Set[str]) -> DataFra
     ])
 
 
+#: Up to this many topics given as a dict, their metadata is a literal map in the query plan:
+#: no join, hence no broadcast job.
+LITERAL_TOPICS = 1000
+
+
+def with_topic_metadata(rows: DataFrame, topics: DataFrame, counts: Optional[Mapping[str, int]] = None,
+                        racks: bool = False) -> DataFrame:
+    """``rows`` (with ``topic``, and ``group_id`` when ``topics`` has it) with their topic's metadata.
+
+    Adds ``_num_partitions`` (the smallest count given), ``_metadata_rows``
+    (the topic's rows in ``topics``: more than one is an error the worker
+    reports) and, with ``racks``, ``_racks`` (the replica racks as JSON, for
+    fingerprints); all null for an unknown topic. ``counts``: ``topics`` as
+    the checked dict it came from, looked up as a literal map.
+    """
+    if counts is not None and len(counts) <= LITERAL_TOPICS and "group_id" not in topics.columns:
+        known = F.create_map(*[F.lit(x) for t, n in counts.items() for x in (t, n)]) if counts else None
+        n = F.try_element_at(known, F.col("topic")).cast("int") if counts else F.lit(None).cast("int")
+        out = rows.withColumns({"_num_partitions": n,
+                                "_metadata_rows": F.when(n.isNotNull(), F.lit(1)).cast("int")})
+        return out.withColumn("_racks", F.lit("")) if racks else out
+    keys = ["group_id", "topic"] if "group_id" in topics.columns else ["topic"]
+    aggs = [F.min("num_partitions").alias("_num_partitions"), F.count(F.lit(1)).cast("int").alias("_metadata_rows")]
+    if racks:
+        aggs.append((F.to_json(F.first("replica_racks")) if "replica_racks" in topics.columns
+                     else F.lit("")).alias("_racks"))
+    meta = topics.groupBy(*keys).agg(*aggs)
+    return rows.join(meta if "group_id" in topics.columns else F.broadcast(meta), on=keys, how="left")
+
+
+def arrow_wire(rows: pa.Table, schema: pa.Schema, kind: int) -> pa.Table:
+    """``rows`` (an Arrow table with some wire columns) as wire rows of ``kind`` laid out as
+    ``schema`` (a wire Spark collected), the columns it lacks null: how rows read on the
+    driver join a wire built by Spark."""
+    n = rows.num_rows
+    columns = [pa.array([kind] * n, type=f.type) if f.name == "kind"
+               else rows.column(f.name).cast(f.type) if f.name in rows.column_names
+               else pa.nulls(n, type=f.type) for f in schema]
+    return pa.table(columns, schema=schema)
+
+
 def build_wire(
     subscriptions: DataFrame,
     columns: Dict[str, Column],
     topics: DataFrame,
     previous: Optional[DataFrame],
     with_racks: bool,
+    topic_counts: Optional[Mapping[str, int]] = None,
 ) -> DataFrame:
     """The wire DataFrame for one ``assign_partitions`` call (see the module docstring).
 
     ``owned_partitions`` is on the wire only if ``subscriptions`` has it, and
     ``replica_racks`` only for a rack-aware strategy whose metadata has it; the
-    worker reads an absent column as all nulls.
+    worker reads an absent column as all nulls. ``topic_counts``: ``topics``
+    as the dict it was made from (see :func:`with_topic_metadata`).
     """
     racks = with_racks and "replica_racks" in topics.columns
     present = {"owned_partitions": "owned_partitions" in subscriptions.columns, "replica_racks": racks}
     skip = {name for name in OPTIONAL_NESTED if not present[name]}
-    per_group_topics = "group_id" in topics.columns
-    keys = ["group_id", "topic"] if per_group_topics else ["topic"]
+    keys = ["group_id", "topic"] if "group_id" in topics.columns else ["topic"]
     subs = subscriptions.select(*[c.alias(n) for n, c in columns.items()])
     # One metadata row per topic: a duplicated topic is reported by the worker, not joined twice.
-    counts = topics.groupBy(*keys).agg(F.min("num_partitions").alias("_num_partitions"),
-                                       F.count(F.lit(1)).cast("int").alias("_metadata_rows"))
-    joined = subs.join(F.broadcast(counts) if not per_group_topics else counts, on=keys, how="left")
+    joined = with_topic_metadata(subs, topics, topic_counts)
     parts = [_select(joined, skip=skip, values={
         **{n: F.col(n) for n in columns},
         "kind": F.lit(KIND_SUBSCRIPTION),

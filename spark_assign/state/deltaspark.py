@@ -25,7 +25,7 @@ from typing import Dict, Optional, Sequence
 from ..errors import StateTableError
 from .embedded import CommitConflict, Snapshot
 from .layout import FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, in_files, local_path, spark_ddl
-from .plan import outcome_of
+from .plan import Outcome, outcome_of
 
 #: Commits searched for this attempt's id after a write (others may commit right after it).
 RECENT_COMMITS = 20
@@ -110,6 +110,13 @@ class DeltaSparkBackend:
         """Nothing to write ahead: delta-spark writes and commits in one step. Returns the
         DataFrame to write and its :class:`~.plan.Outcome` (one job over the computed rows)."""
         return in_files(rows, num_files), outcome_of(rows)
+
+    def stage_arrow(self, rows, version: int):
+        """Like :meth:`stage`, for rows computed on the driver (an Arrow table): one file, and the
+        outcome counted on the driver."""
+        outcome = Outcome()
+        outcome.add_arrow(rows)
+        return in_files(self.spark.createDataFrame(rows, schema=spark_ddl()), 1), outcome
 
     def commit(self, snap: Snapshot, staged, app_id: str, version: int, metadata: Dict[str, object]) -> None:
         attempt = uuid.uuid4().hex

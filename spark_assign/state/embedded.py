@@ -78,7 +78,7 @@ def write_task(root: str, version: int, tag: str):
                     lo, hi = mm["min"].as_py(), mm["max"].as_py()
                     mins[c] = lo if c not in mins else min(mins[c], lo)
                     maxs[c] = hi if c not in maxs else max(maxs[c], hi)
-            _report(table, report)
+            report.add_arrow(table)
         if writer is None:
             return
         writer.close()
@@ -89,18 +89,6 @@ def write_task(root: str, version: int, tag: str):
                                           "groups": [json.dumps(report.groups)],
                                           "statuses": [json.dumps(report.counts)]})
     return run
-
-
-def _report(table: pa.Table, report: Outcome) -> None:
-    """Add a written batch to its file's report: per group its generation and whether a
-    partition is unowned (a pending transfer), and rows per status."""
-    per_group = table.group_by("group_id").aggregate([
-        ("generation", "max"), ("member_id", "count", pc.CountOptions(mode="only_null"))])
-    groups = {g: (gen, unowned > 0) for g, gen, unowned in zip(
-        per_group.column("group_id").to_pylist(), per_group.column("generation_max").to_pylist(),
-        per_group.column("member_id_count").to_pylist())}
-    counts = pc.value_counts(table.column("status"))
-    report.add(groups, dict(zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist())))
 
 
 def _fault(point: str) -> None:
@@ -214,6 +202,22 @@ class EmbeddedBackend:
                     .select(*[n for n, _ in TABLE_COLUMNS]))
         return rows if group_id is None else rows.where(rows.group_id == group_id)
 
+    def read_arrow(self, snap: Snapshot, commit_versions: Sequence[int], group_ids: Sequence[str],
+                   columns: Sequence[str]) -> pa.Table:
+        """``columns`` of the rows of the groups ``group_ids`` in some ``commit_version`` partitions,
+        read by the driver with pyarrow (no Spark job): for the few groups of a small rebalance."""
+        import pyarrow.dataset as ds
+
+        actions = pa.table(snap.handle.get_add_actions(flatten=True))
+        wanted = {str(v) for v in commit_versions}
+        parts = actions.column(f"partition.{PARTITION_COLUMN}").to_pylist()
+        uris = [self._uri(p) for p, v in zip(actions.column("path").to_pylist(), parts) if str(v) in wanted]
+        schema = arrow_schema([c for c in TABLE_COLUMNS if c[0] in columns])
+        if not uris:
+            return schema.empty_table()
+        rows = ds.dataset(uris, format="parquet", schema=schema)
+        return rows.to_table(columns=list(columns), filter=ds.field("group_id").isin(list(group_ids)))
+
     def _uri(self, rel: str) -> str:
         return rel if "://" in rel or rel.startswith("/") else os.path.join(self.root, rel)
 
@@ -226,10 +230,23 @@ class EmbeddedBackend:
         tag = uuid.uuid4().hex[:8]
         metas = in_files(rows, num_files).mapInArrow(write_task(self.root, version, tag), FILE_META_DDL).collect()
         _fault("after-write")
+        return self._staged([m.asDict() for m in metas])
+
+    def stage_arrow(self, rows: pa.Table, version: int) -> Tuple[List[FileMeta], Outcome]:
+        """Write ``rows`` (computed on the driver) as one data file of ``commit_version=version``,
+        from the driver, with the same writer as :meth:`stage`'s tasks."""
+        _fault("before-write")
+        rows = rows.sort_by([(c, "ascending") for c in ("group_id", "generation", "topic", "partition")])
+        metas = write_task(self.root, version, uuid.uuid4().hex[:8])(iter(rows.to_batches()))
+        _fault("after-write")
+        return self._staged([m for batch in metas for m in batch.to_pylist()])
+
+    @staticmethod
+    def _staged(metas: List[dict]) -> Tuple[List[FileMeta], Outcome]:
+        """The files the writers report, and the :class:`~.plan.Outcome` they hold together."""
         outcome = Outcome()
         files = []
-        for m in metas:
-            meta = m.asDict()
+        for meta in metas:
             outcome.add_json(meta.pop("groups"), meta.pop("statuses"))
             files.append(FileMeta(meta))
         return files, outcome

@@ -32,6 +32,7 @@ from typing import List, Tuple
 import pyarrow as pa
 
 from ..schema import STATE_COLUMNS
+from ..spark.inputs import ARROW_TYPES
 
 __all__ = [
     "TABLE_COLUMNS", "PARTITION_COLUMN", "HEADS_DIR", "HEADS_COLUMNS", "FORMAT_VERSION",
@@ -58,13 +59,11 @@ FORMAT_VERSION = "1"
 #: writers that read the same version cannot both commit (see table.py).
 APP_ID_PREFIX = "spark-assign"
 
-_ARROW = {"string": pa.string(), "int": pa.int32(), "bigint": pa.int64(), "boolean": pa.bool_(),
-          "timestamp": pa.timestamp("us", tz="UTC")}
 
 
 def arrow_schema(columns: List[Tuple[str, str]] = TABLE_COLUMNS) -> pa.Schema:
     """Arrow schema of ``columns``; timestamps are UTC microseconds (Delta protocol 1/2, no timestampNtz)."""
-    return pa.schema([pa.field(n, _ARROW[t]) for n, t in columns])
+    return pa.schema([pa.field(n, ARROW_TYPES[t]) for n, t in columns])
 
 
 def spark_ddl(columns: List[Tuple[str, str]] = TABLE_COLUMNS) -> str:

@@ -3,11 +3,10 @@
 The driver-side bookkeeping of :meth:`AssignmentTable.rebalance`, kept small
 in Spark jobs:
 
-* :func:`fingerprints` hashes each group's inputs (one aggregation, the only
-  pass over all subscriptions);
-* :func:`plan` compares them with the heads and brings the *changed* groups
-  to the driver (id, fingerprint, head) with the fleet's group count, in one
-  job. Every later step joins against that list as a local relation (no
+* :func:`plan` hashes each group's inputs (the only pass over all
+  subscriptions), compares them with the heads and brings the *changed*
+  groups to the driver (id, fingerprint, head) with the fleet's group count,
+  in one query. Every later step joins against that list as a local relation (no
   Spark job to broadcast it), reads only the partitions holding those
   groups' latest generations, and needs no further count;
 * :class:`Outcome` is what the written generation holds per group (its new
@@ -30,22 +29,22 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 
 from ..errors import InvalidInputError
 from ..schema import STATUSES
+from ..spark.inputs import local_frame
+from ..spark.wire import with_topic_metadata
 from .layout import HEADS_COLUMNS, PARTITION_COLUMN, arrow_schema, spark_ddl
 
-__all__ = ["ChangedGroup", "Plan", "Outcome", "fingerprints", "plan", "outcome_of", "local_frame", "only_groups",
+__all__ = ["ChangedGroup", "Plan", "Outcome", "plan", "outcome_of", "only_groups",
            "only_heads", "with_fingerprints", "changed_heads", "new_heads", "write_heads_locally"]
 
 
-#: Up to this many groups, selecting them is a literal filter in the query plan (nothing to
-#: broadcast: no job); more are joined as a broadcast local relation.
-LITERAL_GROUPS = 1000
-#: The topic metadata a fingerprint hashes, per topic.
-META_COLUMNS = [("topic", "string"), ("_n", "int"), ("_rows", "bigint"), ("_racks", "string")]
+#: Up to this many groups, selecting them is a constant in the query plan (nothing to
+#: broadcast: no job; about 100 bytes a group); more are joined as a broadcast local relation.
+LITERAL_GROUPS = 5000
 
 
 @dataclass(frozen=True)
@@ -101,101 +100,110 @@ class Outcome:
     def add_json(self, groups: str, counts: str) -> None:
         self.add(json.loads(groups), json.loads(counts))
 
+    def add_arrow(self, rows: pa.Table) -> None:
+        """Add rows of the state table: per group its generation and whether a partition is
+        unowned (a pending transfer), and rows per status."""
+        per_group = rows.group_by("group_id").aggregate([
+            ("generation", "max"), ("member_id", "count", pc.CountOptions(mode="only_null"))])
+        groups = {g: (gen, unowned > 0) for g, gen, unowned in zip(
+            per_group.column("group_id").to_pylist(), per_group.column("generation_max").to_pylist(),
+            per_group.column("member_id_count").to_pylist())}
+        counts = pc.value_counts(rows.column("status"))
+        self.add(groups, dict(zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist())))
 
-def fingerprints(subscriptions: DataFrame, topics: DataFrame, strategy: str,
-                 topic_counts: Optional[Mapping[str, int]] = None) -> DataFrame:
-    """``(group_id, input_fingerprint, partitions)``: a hash of everything the group's assignment
-    depends on, and the partitions of its subscribed topics (the rows a new generation has).
 
-    ``topic_counts``: the topics as a checked dict, when given so: their metadata is then a
-    local relation (the same values the aggregation of ``topics`` would give, without its jobs).
+def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy: str, force: bool,
+         topic_counts: Optional[Mapping[str, int]] = None) -> Plan:
+    """The groups to recompute: new ones, those whose input fingerprint or strategy changed,
+    those waiting for a cooperative transfer, or all when ``force``.
+
+    One query, two Spark jobs (a shuffle by group, then the collect): the
+    subscription rows and the heads travel together (a union, not a join, so
+    no second shuffle or broadcast), each group's rows are hashed with its
+    head beside them, and only the changed groups reach the driver; the
+    fleet's group count is observed on the way. A group's fingerprint is a
+    hash of everything its assignment depends on: per subscription row the
+    member, topic, static id, rack, claimed partitions and claim generation,
+    the topic's partition count, metadata rows and replica racks, plus the
+    strategy. ``topic_counts``: the topics as a checked dict, when given so
+    (see :func:`~spark_assign.spark.wire.with_topic_metadata`).
     """
-    per_group_topics = "group_id" in topics.columns
-    keys = ["group_id", "topic"] if per_group_topics else ["topic"]
-    if topic_counts is not None:
-        meta = local_frame(topics.sparkSession, META_COLUMNS,
-                           {"topic": list(topic_counts), "_n": list(topic_counts.values()),
-                            "_rows": [1] * len(topic_counts), "_racks": [""] * len(topic_counts)})
-    else:
-        meta = topics.groupBy(*keys).agg(
-            F.min("num_partitions").alias("_n"),
-            F.count(F.lit(1)).alias("_rows"),
-            (F.to_json(F.first("replica_racks")) if "replica_racks" in topics.columns else F.lit("")).alias("_racks"))
     cols = {c: (F.col(c).cast("string") if c in subscriptions.columns else F.lit(""))
             for c in ("member_id", "topic", "group_instance_id", "rack", "generation")}
     owned = (F.array_join(F.array_sort(F.col("owned_partitions")).cast("array<string>"), ",")
              if "owned_partitions" in subscriptions.columns else F.lit(""))
     row = F.concat_ws("\u001f", *[F.coalesce(c, F.lit("\u2400")) for c in cols.values()],
-                      F.coalesce(owned, F.lit("\u2400")), F.coalesce(F.col("_n").cast("string"), F.lit("?")),
-                      F.col("_rows").cast("string"), F.coalesce(F.col("_racks"), F.lit("")))
-    joined = subscriptions.join(F.broadcast(meta) if not per_group_topics else meta, on=keys, how="left")
-    topic_sizes = F.array_distinct(F.collect_list(F.struct(F.col("topic"), F.col("_n"))))
-    return joined.groupBy("group_id").agg(
-        F.sha2(F.concat_ws("\u001e", F.lit(strategy), F.array_join(F.sort_array(F.collect_list(row)), "\u001e")),
+                      F.coalesce(owned, F.lit("\u2400")), F.coalesce(F.col("_num_partitions").cast("string"), F.lit("?")),
+                      F.col("_metadata_rows").cast("string"), F.coalesce(F.col("_racks"), F.lit("")))
+    size = F.struct(F.col("topic"), F.col("_num_partitions").alias("_n"))
+    inputs = with_topic_metadata(subscriptions, topics, topic_counts, racks=True).select(
+        "group_id", row.alias("_row"), size.alias("_size"), *[F.lit(None).cast(t).alias(n) for n, t in _HEAD])
+    held = heads.select("group_id", F.lit(None).cast("string").alias("_row"), F.lit(None).cast(_SIZE).alias("_size"),
+                        *[F.col(c).alias(n) for (n, _), c in zip(_HEAD, _HEAD_SOURCES)])
+    sizes = F.array_distinct(F.collect_list("_size"))
+    groups = inputs.unionByName(held).groupBy("group_id").agg(
+        F.count("_row").alias("_rows"),
+        F.sha2(F.concat_ws("\u001e", F.lit(strategy), F.array_join(F.sort_array(F.collect_list("_row")), "\u001e")),
                256).alias("input_fingerprint"),
-        F.aggregate(topic_sizes, F.lit(0).cast("long"),
-                    lambda acc, t: acc + F.greatest(F.coalesce(t["_n"], F.lit(0)), F.lit(0))).alias("partitions"))
-
-
-def plan(fingerprints: DataFrame, heads: DataFrame, strategy: str, force: bool) -> Plan:
-    """The groups to recompute, in one Spark job: new ones, those whose fingerprint or strategy
-    changed, those waiting for a cooperative transfer, or all when ``force``."""
-    h = heads.select("group_id", F.col("input_fingerprint").alias("_fp"), F.col("pending").alias("_pending"),
-                     F.col("strategy").alias("_strategy"), F.col("generation").alias("_generation"),
-                     F.col(PARTITION_COLUMN).alias("_commit"))
-    j = fingerprints.join(h, "group_id", "left")
+        F.aggregate(sizes, F.lit(0).cast("long"),
+                    lambda acc, t: acc + F.greatest(F.coalesce(t["_n"], F.lit(0)), F.lit(0))).alias("partitions"),
+        *[F.max(n).alias(n) for n, _ in _HEAD])
+    observed = Observation("spark_assign_plan")
+    groups = groups.where(F.col("_rows") > 0).observe(observed, F.count(F.lit(1)).alias("groups"))
     changed = (F.lit(force) | F.col("_fp").isNull() | (F.col("_fp") != F.col("input_fingerprint")) |
                F.coalesce(F.col("_pending"), F.lit(False)) | (F.col("_strategy") != F.lit(strategy)))
-    entry = F.struct("group_id", "input_fingerprint", "partitions", "_generation", "_commit", "_fp")
-    row = j.agg(F.count(F.lit(1)).alias("groups"),
-                F.collect_list(F.when(F.coalesce(changed, F.lit(True)), entry)).alias("changed")).first()
+    rows = groups.where(F.coalesce(changed, F.lit(True))).select(
+        "group_id", "input_fingerprint", "partitions", "_generation", "_commit", "_fp").collect()
     out: Dict[str, ChangedGroup] = {}
-    for e in row["changed"] or []:
+    for e in rows:
         if e[0] is None:
             raise InvalidInputError("null group_id", column="group_id")
         out[e[0]] = ChangedGroup(e[1], int(e[2] or 0), e[3], e[4], e[5])
-    return Plan(int(row["groups"]), out)
+    return Plan(int(observed.get["groups"]), out)
 
 
-def local_frame(spark, columns: List[Tuple[str, str]], data: Dict[str, list]) -> DataFrame:
-    """A DataFrame of driver-side data, as a local relation (from Arrow): joining or broadcasting
-    it runs no Spark job, and its size is known to the optimizer."""
-    schema = arrow_schema(columns)
-    table = pa.table({n: pa.array(data[n], type=schema.field(n).type) for n in schema.names}, schema=schema)
-    # The DDL too: Spark Connect cannot infer a schema from an empty table.
-    return spark.createDataFrame(table, schema=spark_ddl(columns))
+#: What the plan takes from a group's head: (name in the plan, type), and the heads column.
+_HEAD = [("_fp", "string"), ("_pending", "boolean"), ("_strategy", "string"), ("_generation", "int"),
+         ("_commit", "bigint")]
+_HEAD_SOURCES = ["input_fingerprint", "pending", "strategy", "generation", PARTITION_COLUMN]
+#: A (topic, partition count) pair in the plan.
+_SIZE = "struct<topic:string,_n:int>"
 
 
 def _ids_frame(spark, ids: Sequence[str]) -> DataFrame:
     return local_frame(spark, [("group_id", "string")], {"group_id": list(ids)})
 
 
+def _constant(value, ddl: str) -> Column:
+    """``value`` (a list or dict) as a constant of type ``ddl``: one JSON string literal that
+    Spark folds into an array or map literal at planning time. Building it is one call into
+    the JVM, where a literal per element costs one each (tens of milliseconds per hundred)."""
+    return F.from_json(F.lit(json.dumps(value)), ddl)
+
+
 def only_groups(df: DataFrame, p: Plan, ids: Sequence[str]) -> DataFrame:
-    """The rows of ``df`` of the groups ``ids``: a literal ``IN`` filter for a few groups (no job,
-    pushed into scans), a broadcast semi-join of a local relation for many."""
+    """The rows of ``df`` of the groups ``ids``: a constant filter for a few groups (no job), a
+    broadcast semi-join of a local relation for many."""
     if len(ids) <= LITERAL_GROUPS:
-        return df.where(F.col("group_id").isin(list(ids)))
+        return df.where(F.array_contains(_constant(list(ids), "array<string>"), F.col("group_id")))
     return df.join(F.broadcast(_ids_frame(df.sparkSession, ids)), "group_id", "left_semi")
 
 
 def only_heads(df: DataFrame, p: Plan, ids: Sequence[str]) -> DataFrame:
     """The rows of ``df`` in the latest generation of the groups ``ids`` (those that have one)."""
-    keep = [g for g in ids if p.changed[g].generation is not None]
+    keep = {g: p.changed[g].generation for g in ids if p.changed[g].generation is not None}
     if len(keep) <= LITERAL_GROUPS:
-        if not keep:
-            return df.where(F.lit(False))
-        generation = F.try_element_at(F.create_map(*[F.lit(x) for g in keep for x in (g, p.changed[g].generation)]),
-                                      F.col("group_id"))
-        return df.where(F.col("group_id").isin(keep) & (F.col("generation") == generation))
+        generation = F.try_element_at(_constant(keep, "map<string,int>"), F.col("group_id"))
+        return df.where(F.coalesce(F.col("generation") == generation, F.lit(False)))
     heads = local_frame(df.sparkSession, [("group_id", "string"), ("generation", "int")],
-                        {"group_id": keep, "generation": [p.changed[g].generation for g in keep]})
+                        {"group_id": list(keep), "generation": list(keep.values())})
     return df.join(F.broadcast(heads), ["group_id", "generation"], "left_semi")
 
 
 def with_fingerprints(df: DataFrame, p: Plan, ids: Sequence[str]) -> DataFrame:
     """``df`` (rows of the groups ``ids`` only) with each group's ``input_fingerprint``."""
     if len(ids) <= LITERAL_GROUPS:
-        lookup = F.create_map(*[F.lit(x) for g in ids for x in (g, p.changed[g].fingerprint)])
+        lookup = _constant({g: p.changed[g].fingerprint for g in ids}, "map<string,string>")
         return df.withColumn("input_fingerprint", F.try_element_at(lookup, F.col("group_id")))
     fps = local_frame(df.sparkSession, [("group_id", "string"), ("input_fingerprint", "string")],
                       {"group_id": list(ids), "input_fingerprint": [p.changed[g].fingerprint for g in ids]})
@@ -233,7 +241,8 @@ def changed_heads(p: Plan, outcome: Outcome, version: int, strategy: str) -> pa.
 def new_heads(spark, heads: DataFrame, updated: pa.Table) -> DataFrame:
     """The next heads in Spark: ``heads`` of the groups not in ``updated``, then ``updated``."""
     ids = updated.column("group_id").to_pylist()
-    unchanged = heads.where(~F.col("group_id").isin(ids)) if len(ids) <= LITERAL_GROUPS else \
+    unchanged = heads.where(~F.array_contains(_constant(ids, "array<string>"), F.col("group_id"))) \
+        if len(ids) <= LITERAL_GROUPS else \
         heads.join(F.broadcast(_ids_frame(spark, ids)), "group_id", "left_anti")
     return unchanged.unionByName(spark.createDataFrame(updated, schema=spark_ddl(HEADS_COLUMNS)))
 

@@ -32,18 +32,21 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Union
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ..core import get_strategy
 from ..errors import ConcurrentRebalanceError, InvalidInputError
-from ..spark.dataframe import assign_frame
-from ..spark.inputs import subscription_columns, topics_frame
+from ..spark.dataframe import assign_frame, assign_local
+from ..spark.inputs import local_frame, subscription_columns, topics_frame
 from ..spark.session import has_delta_spark
 from .embedded import CommitConflict, EmbeddedBackend, Snapshot
 from .layout import (APP_ID_PREFIX, FORMAT_VERSION, HEADS_COLUMNS, HEADS_DIR, PARTITION_COLUMN, TABLE_COLUMNS,
-                     heads_ddl, heads_name, heads_path)
-from .plan import (Outcome, Plan, changed_heads, fingerprints, local_frame, new_heads, only_groups, only_heads,
+                     arrow_schema, heads_ddl, heads_name, heads_path)
+from .plan import (Outcome, Plan, changed_heads, new_heads, only_groups, only_heads,
                    plan, with_fingerprints, write_heads_locally)
 
 __all__ = ["AssignmentTable", "Rebalance"]
@@ -53,6 +56,13 @@ ROWS_PER_FILE = 1_000_000
 #: Rows per engine task at least: a rebalance of a few groups runs in one task (one Python
 #: worker), a large one in up to ``spark.sql.shuffle.partitions``.
 ROWS_PER_TASK = 20_000
+#: Up to this many rows (one engine task's worth), a rebalance computes its changed groups in
+#: the driver instead: their inputs are collected as Arrow and the engine runs in this process,
+#: which saves the assignment job's shuffle and Python workers, and (embedded engine) the driver
+#: writes the one data file. The usual incremental rebalance, a few groups changed, goes this way.
+LOCAL_ROWS = ROWS_PER_TASK
+#: What a rebalance reads of the latest generation (the engine's ``previous``).
+PREVIOUS_COLUMNS = ["group_id", "generation", "member_id", "topic", "partition", "status", "group_instance_id"]
 
 Topics = Union[Mapping[str, int], DataFrame]
 
@@ -179,26 +189,33 @@ class AssignmentTable:
         topic_df = topics_frame(self.spark, topics)
         if num_files is not None and (isinstance(num_files, bool) or not isinstance(num_files, int) or num_files < 1):
             raise InvalidInputError(f"num_files must be a positive integer, got {num_files!r}", column="num_files")
-        # Not cached: the plan's job uses them once (a retry, rare, hashes again).
-        fps = fingerprints(subscriptions, topic_df, chosen.name, topics if isinstance(topics, Mapping) else None)
         self._ensure_table()
         reuse: Optional[tuple] = None
         for attempt in range(1, max_attempts + 1):
             snap = self._backend.snapshot()
             self._backend.check(snap)
             heads = self._heads(snap)
-            todo = plan(fps, heads, chosen.name, force)                  # one job: the changed groups
+            todo = plan(subscriptions, topic_df, heads, chosen.name, force,       # the changed groups
+                        topics if isinstance(topics, Mapping) else None)
             if not todo.changed:
                 summary = {"groups_recomputed": 0, "groups_unchanged": todo.groups, "attempts": attempt}
                 return Rebalance(self.spark.createDataFrame([], _state_ddl()), None, summary)
             version = snap.version + 1
-            rows = self._compute(subscriptions, topic_df, chosen.name, snap, todo, version, reuse)
-            with _data_errors():
-                # Runs the engine once (bad input stops here, before any file is written) and
-                # cuts the lineage: a retry reuses these rows, and plans nested attempt after
-                # attempt would keep growing.
-                rows = rows.localCheckpoint()
-            staged, outcome = self._backend.stage(rows, version, num_files or self._parts_for(todo.rows, ROWS_PER_FILE))
+            if reuse is None and todo.rows <= LOCAL_ROWS:
+                # One engine task's worth: computed here from the collected wire (one job), written
+                # by the driver (embedded engine). Bad input raises before any file is written.
+                local = self._compute_local(subscriptions, topics, chosen.name, snap, todo, version)
+                staged, outcome = self._backend.stage_arrow(local, version)
+                rows = self.spark.createDataFrame(local, schema=_state_ddl())
+            else:
+                rows = self._compute(subscriptions, topic_df, chosen.name, snap, todo, version, reuse)
+                with _data_errors():
+                    # Runs the engine once (bad input stops here, before any file is written) and
+                    # cuts the lineage: a retry reuses these rows, and plans nested attempt after
+                    # attempt would keep growing.
+                    rows = rows.localCheckpoint()
+                staged, outcome = self._backend.stage(rows, version,
+                                                      num_files or self._parts_for(todo.rows, ROWS_PER_FILE))
             summary = _summary(outcome, todo, attempt)
             name = heads_name(version, uuid.uuid4().hex[:12])   # this attempt's own heads
             self._write_heads(snap, heads, name, changed_heads(todo, outcome, version, chosen.name))
@@ -209,7 +226,7 @@ class AssignmentTable:
             except CommitConflict:
                 self._backend.discard(staged)
                 self._remove_heads(name)
-                reuse = (rows, todo)
+                reuse = (rows, todo) if todo.rows > LOCAL_ROWS else None   # local rows: recomputed, cheap
                 time.sleep(min(0.1 * 2 ** attempt, 2.0))
                 continue
             return Rebalance(rows, version, summary)
@@ -264,6 +281,37 @@ class AssignmentTable:
                 .withColumn(PARTITION_COLUMN, F.lit(version).cast("bigint"))
                 .select(*[n for n, _ in TABLE_COLUMNS]))
         return rows if kept is None else rows.unionByName(kept)
+
+    def _compute_local(self, subscriptions: DataFrame, topics: Topics, strategy: str, snap: Snapshot, todo: Plan,
+                       version: int) -> pa.Table:
+        """:meth:`_compute` in the driver: the changed groups' wire is collected as Arrow (one
+        job) and assigned here; for at most :data:`LOCAL_ROWS` rows."""
+        ids = list(todo.changed)
+        subs = subscriptions if todo.everything else only_groups(subscriptions, todo, ids)
+        result = assign_local(subs, strategy, topics, self._previous_local(snap, todo, ids), with_instance=True)
+        groups = result.column("group_id")
+        known = pc.unique(groups)
+        fingerprint = pa.array([todo.changed[g].fingerprint for g in known.to_pylist()], type=pa.string())
+        n = result.num_rows
+        now = datetime.datetime.now(datetime.timezone.utc)
+        extra = {"input_fingerprint": pc.take(fingerprint, pc.index_in(groups, value_set=known)),
+                 "strategy": pa.array([strategy] * n, type=pa.string()),
+                 "committed_at": pa.array([now] * n, type=pa.timestamp("us", tz="UTC")),
+                 PARTITION_COLUMN: pa.array(np.full(n, version, dtype=np.int64))}
+        schema = arrow_schema()
+        return pa.table([extra[f.name] if f.name in extra else result.column(f.name) for f in schema],
+                        schema=schema)
+
+    def _previous_local(self, snap: Snapshot, todo: Plan, ids: List[str]) -> Union[pa.Table, DataFrame, None]:
+        """:meth:`_previous`, read by the driver when the engine can (embedded: pyarrow)."""
+        heads = {g: todo.changed[g].generation for g in ids if todo.changed[g].generation is not None}
+        if not heads or not isinstance(self._backend, EmbeddedBackend):
+            return self._previous(snap, todo, ids)
+        versions = sorted({todo.changed[g].commit_version for g in heads})
+        rows = self._backend.read_arrow(snap, versions, list(heads), PREVIOUS_COLUMNS)
+        latest = pc.index_in(rows.column("group_id"), value_set=pa.array(list(heads), type=pa.string()))
+        wanted = pc.take(pa.array(list(heads.values()), type=pa.int32()), latest)
+        return rows.filter(pc.equal(rows.column("generation"), wanted))
 
     def _previous(self, snap: Snapshot, todo: Plan, ids: List[str]) -> Optional[DataFrame]:
         """The latest generation of the groups ``ids``: only the partitions holding one, no job."""
