@@ -11,7 +11,10 @@ Delta table:
 * beside the Delta log, ``_spark_assign/heads/<version>-<tag>/`` holds the
   table's *heads* at that version: one row per group with its latest
   generation, the ``commit_version`` holding it, its input fingerprint,
-  strategy and whether a cooperative transfer is pending. Each rebalance
+  strategy, whether a cooperative transfer is pending, and whether the group
+  was left with no partitions at that version (every topic it subscribes to
+  is gone: it has no rows in ``latest()``, and its next generation continues
+  the numbering). Each rebalance
   attempt writes its own directory (``tag`` is random) before committing and
   names it in its commit's metadata (``spark_assign.heads``), so of two
   writers racing for a version, the heads read later are the winner's.
@@ -51,6 +54,7 @@ HEADS_COLUMNS: List[Tuple[str, str]] = [
     ("strategy", "string"),
     ("input_fingerprint", "string"),
     ("pending", "boolean"),
+    ("empty", "boolean"),              # the latest generation has no partitions (its topics are gone)
 ]
 #: Written into the table properties and every commit's metadata.
 FORMAT_VERSION = "1"

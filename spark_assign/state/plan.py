@@ -50,13 +50,15 @@ LITERAL_GROUPS = 5000
 @dataclass(frozen=True)
 class ChangedGroup:
     """A group to recompute: its input fingerprint, partitions (an estimate of its rows) and head
-    (latest generation, the ``commit_version`` holding it, its fingerprint; None for a new group)."""
+    (latest generation, the ``commit_version`` holding it, its fingerprint; None for a new group;
+    ``empty``: the group was left without partitions at that version, its rows are older)."""
 
     fingerprint: str
     partitions: int
     generation: Optional[int]
     commit_version: Optional[int]
     head_fingerprint: Optional[str]
+    empty: bool = False
 
     @property
     def head(self) -> Tuple[Optional[int], Optional[int], Optional[str]]:
@@ -79,6 +81,16 @@ class Plan:
     def rows(self) -> int:
         """Rows the new generation will have (one per partition of each subscribed topic)."""
         return sum(c.partitions for c in self.changed.values())
+
+    def latest(self, ids: Sequence[str]) -> Dict[str, int]:
+        """The groups of ``ids`` whose latest generation has rows, and that generation."""
+        return {g: c.generation for g in ids
+                for c in (self.changed[g],) if c.generation is not None and not c.empty}
+
+    def emptied(self, ids: Sequence[str]) -> Dict[str, int]:
+        """The groups of ``ids`` left without partitions (see :func:`changed_heads`), and the
+        generation number they stopped at, which the next one follows."""
+        return {g: c.generation for g in ids for c in (self.changed[g],) if c.empty and c.generation}
 
 
 @dataclass
@@ -153,19 +165,19 @@ def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy
     changed = (F.lit(force) | F.col("_fp").isNull() | (F.col("_fp") != F.col("input_fingerprint")) |
                F.coalesce(F.col("_pending"), F.lit(False)) | (F.col("_strategy") != F.lit(strategy)))
     rows = groups.where(F.coalesce(changed, F.lit(True))).select(
-        "group_id", "input_fingerprint", "partitions", "_generation", "_commit", "_fp").collect()
+        "group_id", "input_fingerprint", "partitions", "_generation", "_commit", "_fp", "_empty").collect()
     out: Dict[str, ChangedGroup] = {}
     for e in rows:
         if e[0] is None:
             raise InvalidInputError("null group_id", column="group_id")
-        out[e[0]] = ChangedGroup(e[1], int(e[2] or 0), e[3], e[4], e[5])
+        out[e[0]] = ChangedGroup(e[1], int(e[2] or 0), e[3], e[4], e[5], bool(e[6]))
     return Plan(int(observed.get["groups"]), out)
 
 
 #: What the plan takes from a group's head: (name in the plan, type), and the heads column.
 _HEAD = [("_fp", "string"), ("_pending", "boolean"), ("_strategy", "string"), ("_generation", "int"),
-         ("_commit", "bigint")]
-_HEAD_SOURCES = ["input_fingerprint", "pending", "strategy", "generation", PARTITION_COLUMN]
+         ("_commit", "bigint"), ("_empty", "boolean")]
+_HEAD_SOURCES = ["input_fingerprint", "pending", "strategy", "generation", PARTITION_COLUMN, "empty"]
 #: A (topic, partition count) pair in the plan.
 _SIZE = "struct<topic:string,_n:int>"
 
@@ -191,7 +203,7 @@ def only_groups(df: DataFrame, p: Plan, ids: Sequence[str]) -> DataFrame:
 
 def only_heads(df: DataFrame, p: Plan, ids: Sequence[str]) -> DataFrame:
     """The rows of ``df`` in the latest generation of the groups ``ids`` (those that have one)."""
-    keep = {g: p.changed[g].generation for g in ids if p.changed[g].generation is not None}
+    keep = p.latest(ids)
     if len(keep) <= LITERAL_GROUPS:
         generation = F.try_element_at(_constant(keep, "map<string,int>"), F.col("group_id"))
         return df.where(F.coalesce(F.col("generation") == generation, F.lit(False)))
@@ -224,17 +236,21 @@ def outcome_of(rows: DataFrame) -> Outcome:
 def changed_heads(p: Plan, outcome: Outcome, version: int, strategy: str) -> pa.Table:
     """The changed groups' heads at ``version`` (Arrow, built on the driver).
 
-    A changed group without partitions keeps its generation; its fingerprint is still recorded.
+    A changed group that got no rows (no subscribed topic has partitions any
+    more) keeps its generation number and is marked ``empty`` at ``version``:
+    ``latest()`` shows nothing for it, and its next generation follows that
+    number. Its fingerprint is recorded, so the same input stays a no-op.
     """
     data: Dict[str, list] = {n: [] for n, _ in HEADS_COLUMNS}
     for g, c in p.changed.items():
         written = outcome.groups.get(g)
         data["group_id"].append(g)
         data["generation"].append(written[0] if written else (c.generation or 0))
-        data[PARTITION_COLUMN].append(version if written or c.commit_version is None else c.commit_version)
+        data[PARTITION_COLUMN].append(version)
         data["strategy"].append(strategy)
         data["input_fingerprint"].append(c.fingerprint)
         data["pending"].append(bool(written and written[1]))
+        data["empty"].append(written is None)
     return pa.table(data, schema=arrow_schema(HEADS_COLUMNS))
 
 

@@ -45,7 +45,7 @@ from ..spark.inputs import local_frame, subscription_columns, topics_frame
 from ..spark.session import has_delta_spark
 from .embedded import CommitConflict, EmbeddedBackend, Snapshot
 from .layout import (APP_ID_PREFIX, FORMAT_VERSION, HEADS_COLUMNS, HEADS_DIR, PARTITION_COLUMN, TABLE_COLUMNS,
-                     arrow_schema, heads_ddl, heads_name, heads_path)
+                     arrow_schema, heads_ddl, heads_name, heads_path, spark_ddl)
 from .plan import (Outcome, Plan, changed_heads, new_heads, only_groups, only_heads,
                    plan, with_fingerprints, write_heads_locally)
 
@@ -189,31 +189,40 @@ class AssignmentTable:
         topic_df = topics_frame(self.spark, topics)
         if num_files is not None and (isinstance(num_files, bool) or not isinstance(num_files, int) or num_files < 1):
             raise InvalidInputError(f"num_files must be a positive integer, got {num_files!r}", column="num_files")
-        self._ensure_table()
         reuse: Optional[tuple] = None
         for attempt in range(1, max_attempts + 1):
-            snap = self._backend.snapshot()
-            self._backend.check(snap)
+            snap = self._current()              # None: no table yet, created once the rows are good
             heads = self._heads(snap)
             todo = plan(subscriptions, topic_df, heads, chosen.name, force,       # the changed groups
                         topics if isinstance(topics, Mapping) else None)
             if not todo.changed:
+                self._ensure_table()
                 summary = {"groups_recomputed": 0, "groups_unchanged": todo.groups, "attempts": attempt}
-                return Rebalance(self.spark.createDataFrame([], _state_ddl()), None, summary)
-            version = snap.version + 1
+                return Rebalance(self.spark.createDataFrame([], spark_ddl()), None, summary)
+            version = (snap.version if snap is not None else 0) + 1
             if reuse is None and todo.rows <= LOCAL_ROWS:
                 # One engine task's worth: computed here from the collected wire (one job), written
-                # by the driver (embedded engine). Bad input raises before any file is written.
-                local = self._compute_local(subscriptions, topics, chosen.name, snap, todo, version)
-                staged, outcome = self._backend.stage_arrow(local, version)
-                rows = self.spark.createDataFrame(local, schema=_state_ddl())
+                # by the driver (embedded engine).
+                computed: Union[pa.Table, DataFrame] = self._compute_local(
+                    subscriptions, topics, chosen.name, snap, todo, version)
             else:
-                rows = self._compute(subscriptions, topic_df, chosen.name, snap, todo, version, reuse)
+                computed = self._compute(subscriptions, topic_df, chosen.name, snap, todo, version, reuse)
                 with _data_errors():
-                    # Runs the engine once (bad input stops here, before any file is written) and
-                    # cuts the lineage: a retry reuses these rows, and plans nested attempt after
-                    # attempt would keep growing.
-                    rows = rows.localCheckpoint()
+                    # Runs the engine once and cuts the lineage: a retry reuses these rows, and
+                    # plans nested attempt after attempt would keep growing.
+                    computed = computed.localCheckpoint()
+            # Bad input has raised by now: nothing was written, not even a new table.
+            if snap is None:
+                self._ensure_table()
+                snap = self._backend.snapshot()
+                if snap.version != 0:           # another writer created the table and committed first
+                    reuse = (computed, todo) if isinstance(computed, DataFrame) else None
+                    continue
+            if isinstance(computed, pa.Table):
+                staged, outcome = self._backend.stage_arrow(computed, version)
+                rows = self.spark.createDataFrame(computed, schema=spark_ddl())
+            else:
+                rows = computed
                 staged, outcome = self._backend.stage(rows, version,
                                                       num_files or self._parts_for(todo.rows, ROWS_PER_FILE))
             summary = _summary(outcome, todo, attempt)
@@ -226,7 +235,7 @@ class AssignmentTable:
             except CommitConflict:
                 self._backend.discard(staged)
                 self._remove_heads(name)
-                reuse = (rows, todo) if todo.rows > LOCAL_ROWS else None   # local rows: recomputed, cheap
+                reuse = (rows, todo) if isinstance(computed, DataFrame) else None   # local: recomputed
                 time.sleep(min(0.1 * 2 ** attempt, 2.0))
                 continue
             return Rebalance(rows, version, summary)
@@ -251,13 +260,21 @@ class AssignmentTable:
         limit = int(self.spark.conf.get("spark.sql.shuffle.partitions"))
         return max(1, min(limit, -(-rows // per_part)))
 
+    def _current(self) -> Optional[Snapshot]:
+        """The table's latest snapshot (checked), or None when there is no table yet."""
+        if not self._backend.exists():
+            return None
+        snap = self._backend.snapshot()
+        self._backend.check(snap)
+        return snap
+
     def _ensure_table(self) -> None:
         if not self._backend.exists():
             self._backend.create("spark-assign: Kafka partition assignments, one row per partition "
                                  "per group per generation")
 
-    def _compute(self, subscriptions: DataFrame, topic_df: DataFrame, strategy: str, snap: Snapshot, todo: Plan,
-                 version: int, reuse: Optional[tuple]) -> DataFrame:
+    def _compute(self, subscriptions: DataFrame, topic_df: DataFrame, strategy: str,
+                 snap: Optional[Snapshot], todo: Plan, version: int, reuse: Optional[tuple]) -> DataFrame:
         """The new generation's rows for the changed groups of ``todo`` (reusing a failed attempt's
         rows for groups whose head did not move since)."""
         ids = list(todo.changed)
@@ -282,8 +299,8 @@ class AssignmentTable:
                 .select(*[n for n, _ in TABLE_COLUMNS]))
         return rows if kept is None else rows.unionByName(kept)
 
-    def _compute_local(self, subscriptions: DataFrame, topics: Topics, strategy: str, snap: Snapshot, todo: Plan,
-                       version: int) -> pa.Table:
+    def _compute_local(self, subscriptions: DataFrame, topics: Topics, strategy: str,
+                       snap: Optional[Snapshot], todo: Plan, version: int) -> pa.Table:
         """:meth:`_compute` in the driver: the changed groups' wire is collected as Arrow (one
         job) and assigned here; for at most :data:`LOCAL_ROWS` rows."""
         ids = list(todo.changed)
@@ -302,29 +319,42 @@ class AssignmentTable:
         return pa.table([extra[f.name] if f.name in extra else result.column(f.name) for f in schema],
                         schema=schema)
 
-    def _previous_local(self, snap: Snapshot, todo: Plan, ids: List[str]) -> Union[pa.Table, DataFrame, None]:
+    def _previous_local(self, snap: Optional[Snapshot], todo: Plan,
+                        ids: List[str]) -> Union[pa.Table, DataFrame, None]:
         """:meth:`_previous`, read by the driver when the engine can (embedded: pyarrow)."""
-        heads = {g: todo.changed[g].generation for g in ids if todo.changed[g].generation is not None}
-        if not heads or not isinstance(self._backend, EmbeddedBackend):
+        heads = todo.latest(ids)
+        if not isinstance(self._backend, EmbeddedBackend):
             return self._previous(snap, todo, ids)
-        versions = sorted({todo.changed[g].commit_version for g in heads})
-        rows = self._backend.read_arrow(snap, versions, list(heads), PREVIOUS_COLUMNS)
-        latest = pc.index_in(rows.column("group_id"), value_set=pa.array(list(heads), type=pa.string()))
-        wanted = pc.take(pa.array(list(heads.values()), type=pa.int32()), latest)
-        return rows.filter(pc.equal(rows.column("generation"), wanted))
+        parts = [_generation_marks(todo.emptied(ids))]
+        if heads:
+            versions = sorted({todo.changed[g].commit_version for g in heads})
+            rows = self._backend.read_arrow(snap, versions, list(heads), PREVIOUS_COLUMNS)
+            latest = pc.index_in(rows.column("group_id"), value_set=pa.array(list(heads), type=pa.string()))
+            wanted = pc.take(pa.array(list(heads.values()), type=pa.int32()), latest)
+            parts.append(rows.filter(pc.equal(rows.column("generation"), wanted)))
+        previous = pa.concat_tables(parts)
+        return previous if previous.num_rows else None
 
-    def _previous(self, snap: Snapshot, todo: Plan, ids: List[str]) -> Optional[DataFrame]:
-        """The latest generation of the groups ``ids``: only the partitions holding one, no job."""
-        versions = sorted({todo.changed[g].commit_version for g in ids if todo.changed[g].generation is not None})
-        if not versions:
-            return None
-        return only_heads(self._backend.read(snap, commit_versions=versions), todo, ids)
+    def _previous(self, snap: Optional[Snapshot], todo: Plan, ids: List[str]) -> Optional[DataFrame]:
+        """The latest generation of the groups ``ids``: only the partitions holding one, no job
+        (None when none has one, as in a table not created yet: ``snap`` None). A group left
+        without partitions gets one row that only carries its generation number."""
+        heads = todo.latest(ids)
+        marks = todo.emptied(ids)
+        versions = sorted({todo.changed[g].commit_version for g in heads})
+        rows = only_heads(self._backend.read(snap, commit_versions=versions), todo, ids) if versions else None
+        if marks:
+            marked = self.spark.createDataFrame(_generation_marks(marks), schema=spark_ddl(
+                [c for c in TABLE_COLUMNS if c[0] in PREVIOUS_COLUMNS]))
+            rows = marked if rows is None else rows.select(*PREVIOUS_COLUMNS).unionByName(marked)
+        return rows
 
     # ------------------------------------------------------------------ reads
 
-    def _heads(self, snap: Snapshot) -> DataFrame:
-        """The heads at ``snap``: from its heads file, or (a version written by another tool) by a scan."""
-        if snap.version == 0:
+    def _heads(self, snap: Optional[Snapshot]) -> DataFrame:
+        """The heads at ``snap``: from its heads file, or (a version written by another tool) by a
+        scan; none for a new table (``snap`` None or version 0)."""
+        if snap is None or snap.version == 0:
             return local_frame(self.spark, HEADS_COLUMNS, {n: [] for n, _ in HEADS_COLUMNS})
         heads = self._read_heads(snap)
         if heads is not None:
@@ -338,7 +368,8 @@ class AssignmentTable:
                                          # the rows carry their group's fingerprint: an unchanged
                                          # group stays unchanged after another tool's commit
                                          F.first("input_fingerprint").alias("input_fingerprint"),
-                                         F.max(F.col("member_id").isNull()).alias("pending")))
+                                         F.max(F.col("member_id").isNull()).alias("pending"),
+                                         F.lit(False).alias("empty")))
 
     def _heads_name(self, snap: Snapshot) -> Optional[str]:
         """The heads directory named by the commit that made ``snap``, if any."""
@@ -361,7 +392,9 @@ class AssignmentTable:
             return None
 
     def _latest_rows(self, snap: Snapshot, heads: DataFrame) -> DataFrame:
-        """Rows of each group's latest generation, reading only partitions that still hold one."""
+        """Rows of each group's latest generation, reading only partitions that still hold one
+        (none for a group left without partitions)."""
+        heads = heads.where(~F.coalesce(F.col("empty"), F.lit(False)))
         versions = [r[0] for r in heads.select(PARTITION_COLUMN).distinct().collect()]
         rows = self._backend.read(snap, commit_versions=versions)
         return rows.join(heads.select("group_id", "generation"), ["group_id", "generation"], "left_semi")
@@ -533,10 +566,14 @@ class AssignmentTable:
         return snap
 
 
-def _state_ddl() -> str:
-    from .layout import spark_ddl
-
-    return spark_ddl()
+def _generation_marks(generations: Dict[str, int]) -> pa.Table:
+    """A previous row per group that only says its latest generation number (no member, topic
+    or partition: nothing is owned), for groups whose latest generation is empty."""
+    n = len(generations)
+    columns = {"group_id": pa.array(list(generations), type=pa.string()),
+               "generation": pa.array(list(generations.values()), type=pa.int32())}
+    schema = arrow_schema([c for c in TABLE_COLUMNS if c[0] in PREVIOUS_COLUMNS])
+    return pa.table([columns.get(f.name, pa.nulls(n, type=f.type)) for f in schema], schema=schema)
 
 
 def _summary(outcome: Outcome, todo: Plan, attempt: int) -> Dict[str, int]:

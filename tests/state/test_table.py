@@ -107,6 +107,23 @@ def test_bad_input_writes_nothing(spark, tmp_path):
     assert DeltaTable(table.path).version() == 1
 
 
+@pytest.mark.parametrize("in_driver", [True, False], ids=["driver", "spark"])
+def test_a_first_rebalance_with_bad_input_creates_no_table(spark, tmp_path, monkeypatch, in_driver):
+    """Contract section 6: nothing is written, not even an empty table, on either compute path."""
+    import os
+
+    import spark_assign.state.table as table_module
+
+    monkeypatch.setattr(table_module, "LOCAL_ROWS", table_module.LOCAL_ROWS if in_driver else 0)
+    table = AssignmentTable(spark, str(tmp_path / "t"))
+    bad = subs(spark, [("g", "a", "orders", None), ("g", "a", "orders", None)])
+    with pytest.raises(InvalidInputError, match="duplicate"):
+        table.rebalance(bad, TOPICS, "sticky")
+    assert not os.path.exists(table.path)
+    step = table.rebalance(subs(spark, [("g", "a", "orders", None)]), TOPICS, "sticky")
+    assert step.version == 1 and DeltaTable(table.path).version() == 1
+
+
 def test_a_foreign_table_is_refused(spark, tmp_path):
     path = str(tmp_path / "foreign")
     import pyarrow as pa
@@ -165,3 +182,27 @@ def test_locations_are_local_paths_or_file_uris(tmp_path):
     assert EmbeddedBackend(None, f"file:{tmp_path}/s").root == str(tmp_path / "s")
     with pytest.raises(InvalidInputError, match="local paths only, got 's3a://bucket/state'"):
         EmbeddedBackend(None, "s3a://bucket/state")
+
+
+@pytest.mark.parametrize("in_driver", [True, False], ids=["driver", "spark"])
+def test_a_group_whose_topics_vanish_has_no_partitions_then_continues(spark, tmp_path, monkeypatch, in_driver):
+    """Every topic of group g is deleted: latest() shows g with nothing (not its old partitions),
+    the same input stays a no-op, and when the topic returns g's generations go on from 1 to 2."""
+    import spark_assign.state.table as table_module
+
+    monkeypatch.setattr(table_module, "LOCAL_ROWS", table_module.LOCAL_ROWS if in_driver else 0)
+    table = AssignmentTable(spark, str(tmp_path / "t"))
+    members = subs(spark, [("g", "a", "orders", None), ("g", "b", "orders", None), ("h", "c", "audit", None)])
+    first = table.rebalance(members, TOPICS, "cooperative-sticky")
+    gone = {"audit": 2}                                       # "orders" was deleted
+    emptied = table.rebalance(members, gone, "cooperative-sticky")
+    assert emptied.summary["groups_recomputed"] == 1 and emptied.rows.count() == 0
+    assert {r.group_id for r in table.latest().collect()} == {"h"}
+    assert {r.group_id for r in table.at(version=first.version).collect()} == {"g", "h"}
+    assert table.rebalance(members, gone, "cooperative-sticky").version is None
+    back = table.rebalance(members, TOPICS, "cooperative-sticky")
+    rows = back.rows.collect()
+    assert {(r.generation, r.status, r.previous_member_id) for r in rows} == {(2, "new", None)}
+    assert len(rows) == 4 and {r.member_id for r in rows} == {"a", "b"}
+    assert sorted({r.generation for r in table.history("g").collect()}) == [1, 2]
+    assert owners(table.latest().where("group_id = 'g'")) == owners(back.rows)
