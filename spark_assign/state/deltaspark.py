@@ -161,11 +161,11 @@ class DeltaSparkBackend:
         self._delta().vacuum(float(retention_hours))
         return 0
 
-    def commit_metadata(self, snap: Snapshot) -> Optional[dict]:
-        """The ``spark_assign`` metadata of the commit that made ``snap`` (from its ``userMetadata``), or None."""
+    def commit_metadata(self, version: int) -> Optional[dict]:
+        """The ``spark_assign`` metadata of the commit of ``version`` (from its ``userMetadata``), or None."""
         from pyspark.sql import functions as F
 
-        row = self._delta().history().where(F.col("version") == snap.version).select("userMetadata").first()
+        row = self._delta().history().where(F.col("version") == version).select("userMetadata").first()
         try:
             return json.loads(row[0]).get("spark_assign") if row is not None and row[0] else None
         except ValueError:

@@ -319,13 +319,13 @@ class EmbeddedBackend:
         return len(DeltaTable(self.root).vacuum(retention_hours=retention_hours, dry_run=False,
                                                 enforce_retention_duration=True))
 
-    def commit_metadata(self, snap: Snapshot) -> Optional[dict]:
-        """The ``spark_assign`` metadata of the commit that made ``snap``, or None.
+    def commit_metadata(self, version: int) -> Optional[dict]:
+        """The ``spark_assign`` metadata of the commit of ``version``, or None.
 
         Read from that version's log entry (one small JSON file); None when the
         commit is not ours or its entry was cleaned up after a checkpoint.
         """
-        entry = os.path.join(self.root, "_delta_log", f"{snap.version:020d}.json")
+        entry = os.path.join(self.root, "_delta_log", f"{version:020d}.json")
         try:
             with open(entry, encoding="utf-8") as f:
                 for line in f:

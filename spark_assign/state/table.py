@@ -2,23 +2,25 @@
 
 A rebalance (see :meth:`AssignmentTable.rebalance`):
 
-1. ``fingerprint``: hash each group's inputs (members, topics, static ids,
-   racks, claims, partition counts and replica racks, strategy) in one Spark
-   aggregation;
-2. ``select``: against the table's heads at version N, keep the groups whose
-   fingerprint changed, that are new, or that have a cooperative transfer
-   pending; steps 1 and 2 are one Spark query, which brings the changed
-   groups (ids, fingerprints, heads) to the driver (see :mod:`.plan`);
-3. ``assign``: run ``assign_partitions`` on those groups only, with their
-   latest generation as ``previous`` (read from the partitions holding it);
-   one query, the only one that runs the engine;
-4. ``stage``: write the new rows as files of partition ``commit_version=N+1``
-   (one query, whose tasks also report the per-group outcome and the counts)
-   and the new heads beside the log (by the driver for a local table);
-5. ``commit``: compare-and-set version N+1. When another writer got there
+1. ``plan``: hash each group's inputs (members, topics, static ids, racks,
+   claims, partition counts and replica racks, strategy) and, against the
+   table's heads at version N, keep the groups whose fingerprint changed,
+   that are new, or that have a cooperative transfer pending: one Spark
+   query, which brings the changed groups (ids, fingerprints, heads) to the
+   driver (see :mod:`.plan`);
+2. ``assign``: run the engine on those groups only, with their latest
+   generation as ``previous``: in the driver for up to :data:`LOCAL_ROWS`
+   partitions (their inputs collected as Arrow, one job), else with
+   ``assign_partitions`` (one query);
+3. ``stage``: write the new rows as files of partition ``commit_version=N+1``
+   (by the driver, or by one query whose tasks also report the per-group
+   outcome and the counts) and the new heads beside the log (by the driver
+   for a local table). A table that does not exist yet is created here,
+   after the engine accepted the input;
+4. ``commit``: compare-and-set version N+1. When another writer got there
    first, re-read, recompute only the groups it changed, and retry (bounded).
 
-Nothing is committed when a group's input is bad: the error names the group,
+Nothing is written when a group's input is bad: the error names the group,
 column and rows, and the table stays at N.
 """
 
@@ -61,6 +63,8 @@ ROWS_PER_TASK = 20_000
 #: which saves the assignment job's shuffle and Python workers, and (embedded engine) the driver
 #: writes the one data file. The usual incremental rebalance, a few groups changed, goes this way.
 LOCAL_ROWS = ROWS_PER_TASK
+#: Prune commits in a row followed back to the heads they keep (more: the heads are rebuilt by a scan).
+PRUNES_FOLLOWED = 100
 #: What a rebalance reads of the latest generation (the engine's ``previous``).
 PREVIOUS_COLUMNS = ["group_id", "generation", "member_id", "topic", "partition", "status", "group_instance_id"]
 
@@ -372,10 +376,18 @@ class AssignmentTable:
                                          F.lit(False).alias("empty")))
 
     def _heads_name(self, snap: Snapshot) -> Optional[str]:
-        """The heads directory named by the commit that made ``snap``, if any."""
-        meta = self._backend.commit_metadata(snap)
-        name = meta.get("heads") if isinstance(meta, dict) else None
-        return name if isinstance(name, str) and name else None
+        """The heads directory of ``snap``: named by the rebalance that made it, or, for a prune
+        (which leaves every group's head as it was), by the version before, and so on."""
+        for version in range(snap.version, max(snap.version - PRUNES_FOLLOWED, 0), -1):
+            meta = self._backend.commit_metadata(version)
+            if not isinstance(meta, dict):
+                return None                                  # another tool's commit: scan
+            name = meta.get("heads")
+            if isinstance(name, str) and name:
+                return name
+            if meta.get("operation") != "prune":
+                return None
+        return None
 
     def _read_heads(self, snap: Snapshot) -> Optional[DataFrame]:
         """The heads of ``snap``, or None when its commit names none (or they are gone)."""
@@ -474,9 +486,11 @@ class AssignmentTable:
         rebalance's ``previous``), so rebalancing is unaffected; ``history``
         and ``at(generation=...)`` no longer see the pruned generations, while
         ``at(version=...)`` of an earlier version still does until
-        :meth:`vacuum` removes the files. A prune racing a rebalance loses:
-        nothing is deleted and :class:`ConcurrentRebalanceError` says to run
-        it again.
+        :meth:`vacuum` removes the files. On the embedded engine a prune
+        racing a rebalance loses: nothing is deleted and
+        :class:`ConcurrentRebalanceError` says to run it again; delta-spark
+        may commit both, the prune last, which is safe (it deletes only
+        generations below the heads it read, and names no heads of its own).
 
         Example::
 
@@ -500,8 +514,10 @@ class AssignmentTable:
         heads = self._heads(snap)
         cutoffs = heads.select("group_id", (F.col("generation") - F.lit(keep_generations)).alias("cutoff")) \
             .where(F.col("cutoff") >= 1)
+        # No heads named: a prune changes none, so its version's heads are the previous version's,
+        # whichever commit that turns out to be (delta-spark's MERGE may land after a rebalance).
         metadata = {"spark_assign": {"format": FORMAT_VERSION, "operation": "prune",
-                                     "keep_generations": keep_generations, "heads": self._heads_name(snap)}}
+                                     "keep_generations": keep_generations}}
         try:
             return self._backend.delete_before(snap, cutoffs, metadata)
         except CommitConflict as e:

@@ -46,6 +46,32 @@ def test_prune_keeps_the_last_generations_and_the_loop_continues(spark, tmp_path
     assert sorted({r.generation for r in table.history("busy").collect()}) == [3, 4, 5]
 
 
+def test_a_prune_landing_after_a_rebalance_keeps_that_rebalances_heads(spark, tmp_path, monkeypatch):
+    """delta-spark lets a prune's MERGE commit after a concurrent rebalance (an append does not
+    conflict with it), so a prune must not name the heads it started from. Emulated here: the
+    prune plans on the version before the rebalance and commits after it."""
+    table = AssignmentTable(spark, str(tmp_path / "t"))
+    members = [("g", "a", "orders", None), ("h", "x", "orders", None)]
+    table.rebalance(spark.createDataFrame(members, SUBS), TOPICS, "sticky")
+    members.append(("g", "b", "orders", None))
+    table.rebalance(spark.createDataFrame(members, SUBS), TOPICS, "sticky")       # g at generation 2
+    stale = table._backend.snapshot()
+    members.append(("g", "c", "orders", None))
+    won = table.rebalance(spark.createDataFrame(members, SUBS), TOPICS, "sticky")  # g at 3: the race's winner
+    late = table._backend.delete_before
+    monkeypatch.setattr(table, "_snapshot", lambda version=None: stale)
+    monkeypatch.setattr(table._backend, "delete_before",
+                        lambda snap, cutoffs, metadata: late(table._backend.snapshot(), cutoffs, metadata))
+    assert table.prune(keep_generations=1) == won.version + 1
+    monkeypatch.undo()
+
+    owners = {(r.group_id, r.partition): (r.generation, r.member_id) for r in table.latest().collect()}
+    assert owners == {(r.group_id, r.partition): (r.generation, r.member_id)
+                      for r in table.at(version=won.version).collect()}
+    assert {g for (g, _), (gen, _) in owners.items() if gen == 3} == {"g"}
+    assert table.rebalance(spark.createDataFrame(members, SUBS), TOPICS, "sticky").version is None
+
+
 def test_retention_arguments_are_checked(spark, tmp_path):
     table = AssignmentTable(spark, str(tmp_path / "t"))
     table.rebalance(spark.createDataFrame([("g", "a", "orders", None)], SUBS), TOPICS, "range")
