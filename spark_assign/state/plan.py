@@ -24,7 +24,7 @@ import json
 import os
 import uuid
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Mapping, Optional, Sequence, Tuple
 
 import pyarrow as pa
 import pyarrow.compute as pc

@@ -26,7 +26,6 @@ column and rows, and the table stays at N.
 
 from __future__ import annotations
 
-import datetime
 import os
 import shutil
 import time
@@ -34,22 +33,19 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Union
 
-import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ..core import get_strategy
 from ..errors import ConcurrentRebalanceError, InvalidInputError
-from ..spark.dataframe import assign_frame, assign_local
 from ..spark.inputs import local_frame, subscription_columns, topics_frame
 from ..spark.session import has_delta_spark
 from .embedded import CommitConflict, EmbeddedBackend, Snapshot
-from .layout import (APP_ID_PREFIX, FORMAT_VERSION, HEADS_COLUMNS, HEADS_DIR, PARTITION_COLUMN, TABLE_COLUMNS,
-                     arrow_schema, heads_ddl, heads_name, heads_path, spark_ddl)
-from .plan import (Outcome, Plan, changed_heads, new_heads, only_groups, only_heads,
-                   plan, with_fingerprints, write_heads_locally)
+from .generation import rows_in_driver, rows_in_spark
+from .layout import (APP_ID_PREFIX, FORMAT_VERSION, HEADS_COLUMNS, HEADS_DIR, PARTITION_COLUMN, heads_ddl,
+                     heads_name, heads_path, spark_ddl)
+from .plan import Outcome, Plan, changed_heads, new_heads, plan, write_heads_locally
 
 __all__ = ["AssignmentTable", "Rebalance"]
 
@@ -65,8 +61,6 @@ ROWS_PER_TASK = 20_000
 LOCAL_ROWS = ROWS_PER_TASK
 #: Prune commits in a row followed back to the heads they keep (more: the heads are rebuilt by a scan).
 PRUNES_FOLLOWED = 100
-#: What a rebalance reads of the latest generation (the engine's ``previous``).
-PREVIOUS_COLUMNS = ["group_id", "generation", "member_id", "topic", "partition", "status", "group_instance_id"]
 
 Topics = Union[Mapping[str, int], DataFrame]
 
@@ -207,10 +201,12 @@ class AssignmentTable:
             if reuse is None and todo.rows <= LOCAL_ROWS:
                 # One engine task's worth: computed here from the collected wire (one job), written
                 # by the driver (embedded engine).
-                computed: Union[pa.Table, DataFrame] = self._compute_local(
-                    subscriptions, topics, chosen.name, snap, todo, version)
+                computed: Union[pa.Table, DataFrame] = rows_in_driver(
+                    self._backend, subscriptions, topics, chosen.name, snap, todo, version)
             else:
-                computed = self._compute(subscriptions, topic_df, chosen.name, snap, todo, version, reuse)
+                tasks = self._parts_for(todo.rows, ROWS_PER_TASK)
+                computed = rows_in_spark(self._backend, subscriptions, topic_df, chosen.name, snap, todo, version,
+                                         tasks, reuse)
                 with _data_errors():
                     # Runs the engine once and cuts the lineage: a retry reuses these rows, and
                     # plans nested attempt after attempt would keep growing.
@@ -276,82 +272,6 @@ class AssignmentTable:
         if not self._backend.exists():
             self._backend.create("spark-assign: Kafka partition assignments, one row per partition "
                                  "per group per generation")
-
-    def _compute(self, subscriptions: DataFrame, topic_df: DataFrame, strategy: str,
-                 snap: Optional[Snapshot], todo: Plan, version: int, reuse: Optional[tuple]) -> DataFrame:
-        """The new generation's rows for the changed groups of ``todo`` (reusing a failed attempt's
-        rows for groups whose head did not move since)."""
-        ids = list(todo.changed)
-        kept = None
-        if reuse is not None:
-            old_rows, old = reuse
-            same = [g for g in ids if old.changed.get(g) == todo.changed[g]]
-            if same:
-                taken = set(same)
-                ids = [g for g in ids if g not in taken]
-                kept = only_groups(old_rows, todo, same).withColumn(PARTITION_COLUMN, F.lit(version).cast("bigint"))
-                if not ids:
-                    return kept
-        subs = subscriptions if todo.everything and kept is None else only_groups(subscriptions, todo, ids)
-        previous = self._previous(snap, todo, ids)
-        tasks = self._parts_for(sum(todo.changed[g].partitions for g in ids), ROWS_PER_TASK)
-        result = assign_frame(subs, strategy, topic_df, previous, num_partitions=tasks, with_instance=True)
-        rows = (with_fingerprints(result, todo, ids)
-                .withColumn("strategy", F.lit(strategy))
-                .withColumn("committed_at", F.lit(datetime.datetime.now(datetime.timezone.utc)).cast("timestamp"))
-                .withColumn(PARTITION_COLUMN, F.lit(version).cast("bigint"))
-                .select(*[n for n, _ in TABLE_COLUMNS]))
-        return rows if kept is None else rows.unionByName(kept)
-
-    def _compute_local(self, subscriptions: DataFrame, topics: Topics, strategy: str,
-                       snap: Optional[Snapshot], todo: Plan, version: int) -> pa.Table:
-        """:meth:`_compute` in the driver: the changed groups' wire is collected as Arrow (one
-        job) and assigned here; for at most :data:`LOCAL_ROWS` rows."""
-        ids = list(todo.changed)
-        subs = subscriptions if todo.everything else only_groups(subscriptions, todo, ids)
-        result = assign_local(subs, strategy, topics, self._previous_local(snap, todo, ids), with_instance=True)
-        groups = result.column("group_id")
-        known = pc.unique(groups)
-        fingerprint = pa.array([todo.changed[g].fingerprint for g in known.to_pylist()], type=pa.string())
-        n = result.num_rows
-        now = datetime.datetime.now(datetime.timezone.utc)
-        extra = {"input_fingerprint": pc.take(fingerprint, pc.index_in(groups, value_set=known)),
-                 "strategy": pa.array([strategy] * n, type=pa.string()),
-                 "committed_at": pa.array([now] * n, type=pa.timestamp("us", tz="UTC")),
-                 PARTITION_COLUMN: pa.array(np.full(n, version, dtype=np.int64))}
-        schema = arrow_schema()
-        return pa.table([extra[f.name] if f.name in extra else result.column(f.name) for f in schema],
-                        schema=schema)
-
-    def _previous_local(self, snap: Optional[Snapshot], todo: Plan,
-                        ids: List[str]) -> Union[pa.Table, DataFrame, None]:
-        """:meth:`_previous`, read by the driver when the engine can (embedded: pyarrow)."""
-        heads = todo.latest(ids)
-        if not isinstance(self._backend, EmbeddedBackend):
-            return self._previous(snap, todo, ids)
-        parts = [_generation_marks(todo.emptied(ids))]
-        if heads:
-            versions = sorted({todo.changed[g].commit_version for g in heads})
-            rows = self._backend.read_arrow(snap, versions, list(heads), PREVIOUS_COLUMNS)
-            latest = pc.index_in(rows.column("group_id"), value_set=pa.array(list(heads), type=pa.string()))
-            wanted = pc.take(pa.array(list(heads.values()), type=pa.int32()), latest)
-            parts.append(rows.filter(pc.equal(rows.column("generation"), wanted)))
-        previous = pa.concat_tables(parts)
-        return previous if previous.num_rows else None
-
-    def _previous(self, snap: Optional[Snapshot], todo: Plan, ids: List[str]) -> Optional[DataFrame]:
-        """The latest generation of the groups ``ids``: only the partitions holding one, no job
-        (None when none has one, as in a table not created yet: ``snap`` None). A group left
-        without partitions gets one row that only carries its generation number."""
-        heads = todo.latest(ids)
-        marks = todo.emptied(ids)
-        versions = sorted({todo.changed[g].commit_version for g in heads})
-        rows = only_heads(self._backend.read(snap, commit_versions=versions), todo, ids) if versions else None
-        if marks:
-            marked = self.spark.createDataFrame(_generation_marks(marks), schema=spark_ddl(
-                [c for c in TABLE_COLUMNS if c[0] in PREVIOUS_COLUMNS]))
-            rows = marked if rows is None else rows.select(*PREVIOUS_COLUMNS).unionByName(marked)
-        return rows
 
     # ------------------------------------------------------------------ reads
 
@@ -580,16 +500,6 @@ class AssignmentTable:
         snap = self._backend.snapshot(version)
         self._backend.check(snap)
         return snap
-
-
-def _generation_marks(generations: Dict[str, int]) -> pa.Table:
-    """A previous row per group that only says its latest generation number (no member, topic
-    or partition: nothing is owned), for groups whose latest generation is empty."""
-    n = len(generations)
-    columns = {"group_id": pa.array(list(generations), type=pa.string()),
-               "generation": pa.array(list(generations.values()), type=pa.int32())}
-    schema = arrow_schema([c for c in TABLE_COLUMNS if c[0] in PREVIOUS_COLUMNS])
-    return pa.table([columns.get(f.name, pa.nulls(n, type=f.type)) for f in schema], schema=schema)
 
 
 def _summary(outcome: Outcome, todo: Plan, attempt: int) -> Dict[str, int]:
