@@ -129,42 +129,53 @@ def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy
     """The groups to recompute: new ones, those whose input fingerprint or strategy changed,
     those waiting for a cooperative transfer, or all when ``force``.
 
-    One query, two Spark jobs (a shuffle by group, then the collect): the
-    subscription rows and the heads travel together (a union, not a join, so
-    no second shuffle or broadcast), each group's rows are hashed with its
-    head beside them, and only the changed groups reach the driver; the
-    fleet's group count is observed on the way. A group's fingerprint is a
-    hash of everything its assignment depends on: per subscription row the
-    member, topic, static id, rack, claimed partitions and claim generation,
-    the topic's partition count, metadata rows and replica racks, plus the
-    strategy. ``topic_counts``: the topics as a checked dict, when given so
-    (see :func:`~spark_assign.spark.wire.with_topic_metadata`).
+    One query (three Spark jobs, two of them adaptive execution's shuffle
+    stages): each subscription row is hashed where it is read, the hashes
+    are summed per group and topic, then per group with the group's head
+    beside it (a union, not a join: no broadcast), and only the changed
+    groups reach the driver; the fleet's group count is observed on the way.
+    Sums of hashes need no sort and aggregate before each shuffle.
+
+    A group's fingerprint covers everything its assignment depends on: per
+    subscription row the member, topic, static id, rack, claimed partitions
+    and claim generation, the topic's partition count, metadata rows and
+    replica racks; plus the strategy. It is a multiset hash: each row's text
+    is hashed twice (xxhash64 with two prefixes), the four 32-bit halves are
+    summed over the group's rows (no overflow below 2^31 rows a group), and
+    the sums, the row count and the strategy are hashed with SHA-256. Row
+    order does not matter; a changed, added, removed or repeated row changes
+    it (up to a 2^-128 chance). ``topic_counts``: the topics as a checked
+    dict, when given so (see :func:`~spark_assign.spark.wire.with_topic_metadata`).
     """
-    cols = {c: (F.col(c).cast("string") if c in subscriptions.columns else F.lit(""))
-            for c in ("member_id", "topic", "group_instance_id", "rack", "generation")}
-    owned = (F.array_join(F.array_sort(F.col("owned_partitions")).cast("array<string>"), ",")
-             if "owned_partitions" in subscriptions.columns else F.lit(""))
-    row = F.concat_ws("\u001f", *[F.coalesce(c, F.lit("\u2400")) for c in cols.values()],
-                      F.coalesce(owned, F.lit("\u2400")), F.coalesce(F.col("_num_partitions").cast("string"), F.lit("?")),
-                      F.col("_metadata_rows").cast("string"), F.coalesce(F.col("_racks"), F.lit("")))
-    size = F.struct(F.col("topic"), F.col("_num_partitions").alias("_n"))
-    inputs = with_topic_metadata(subscriptions, topics, topic_counts, racks=True).select(
-        "group_id", row.alias("_row"), size.alias("_size"), *[F.lit(None).cast(t).alias(n) for n, t in _HEAD])
-    held = heads.select("group_id", F.lit(None).cast("string").alias("_row"), F.lit(None).cast(_SIZE).alias("_size"),
-                        *[F.col(c).alias(n) for (n, _), c in zip(_HEAD, _HEAD_SOURCES)])
-    sizes = F.array_distinct(F.collect_list("_size"))
-    groups = inputs.unionByName(held).groupBy("group_id").agg(
-        F.count("_row").alias("_rows"),
-        F.sha2(F.concat_ws("\u001e", F.lit(strategy), F.array_join(F.sort_array(F.collect_list("_row")), "\u001e")),
-               256).alias("input_fingerprint"),
-        F.aggregate(sizes, F.lit(0).cast("long"),
-                    lambda acc, t: acc + F.greatest(F.coalesce(t["_n"], F.lit(0)), F.lit(0))).alias("partitions"),
-        *[F.max(n).alias(n) for n, _ in _HEAD])
+    # Written as SQL text: one call into the JVM per expression instead of one per function.
+    present = set(subscriptions.columns)
+    fields = [f"coalesce(cast(`{c}` AS string), '{NULL_MARK}')" if c in present else "''"
+              for c in ("member_id", "topic", "group_instance_id", "rack", "generation")]
+    fields.append(f"coalesce(array_join(cast(array_sort(owned_partitions) AS array<string>), ','), '{NULL_MARK}')"
+                  if "owned_partitions" in present else "''")
+    fields += ["coalesce(cast(_num_partitions AS string), '?')", "cast(_metadata_rows AS string)",
+               "coalesce(_racks, '')"]
+    text = f"concat_ws('{FIELD_SEP}', {', '.join(fields)})"
+    hashed = with_topic_metadata(subscriptions, topics, topic_counts, racks=True).selectExpr(
+        "group_id", "topic", "_num_partitions AS _n",
+        *[f"{half.format(f'xxhash64({seed}, {text})')} AS {lane}" for (seed, half), lane in zip(_HALVES, _LANES)])
+    per_topic = hashed.groupBy("group_id", "topic").agg(*[F.expr(e) for e in [
+        "count(1) AS _rows", "max(_n) AS _n", *[f"sum({lane}) AS {lane}" for lane in _LANES]]])
+    inputs = per_topic.selectExpr("group_id", "_rows", "_n", *_LANES, *[f"CAST(NULL AS {t}) AS {n}" for n, t in _HEAD])
+    held = heads.selectExpr("group_id", "CAST(NULL AS bigint) AS _rows", "CAST(NULL AS int) AS _n",
+                            *[f"CAST(NULL AS bigint) AS {lane}" for lane in _LANES],
+                            *[f"`{c}` AS {n}" for (n, _), c in zip(_HEAD, _HEAD_SOURCES)])
+    sums = ", ".join([f"sum({lane})" for lane in _LANES] + ["sum(_rows)"])
+    groups = inputs.unionByName(held).groupBy("group_id").agg(*[F.expr(e) for e in [
+        "coalesce(sum(_rows), 0) AS _rows",
+        f"sha2(concat_ws(':', '{strategy}', {sums}), 256) AS input_fingerprint",
+        "sum(greatest(coalesce(_n, 0), 0)) AS partitions",
+        *[f"max({n}) AS {n}" for n, _ in _HEAD]]])
     observed = Observation("spark_assign_plan")
-    groups = groups.where(F.col("_rows") > 0).observe(observed, F.count(F.lit(1)).alias("groups"))
-    changed = (F.lit(force) | F.col("_fp").isNull() | (F.col("_fp") != F.col("input_fingerprint")) |
-               F.coalesce(F.col("_pending"), F.lit(False)) | (F.col("_strategy") != F.lit(strategy)))
-    rows = groups.where(F.coalesce(changed, F.lit(True))).select(
+    groups = groups.where("_rows > 0").observe(observed, F.expr("count(1) AS groups"))
+    changed = (f"{str(bool(force)).lower()} OR _fp IS NULL OR _fp != input_fingerprint"
+               f" OR coalesce(_pending, false) OR _strategy != '{strategy}'")
+    rows = groups.where(f"coalesce({changed}, true)").select(
         "group_id", "input_fingerprint", "partitions", "_generation", "_commit", "_fp", "_empty").collect()
     out: Dict[str, ChangedGroup] = {}
     for e in rows:
@@ -178,8 +189,12 @@ def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy
 _HEAD = [("_fp", "string"), ("_pending", "boolean"), ("_strategy", "string"), ("_generation", "int"),
          ("_commit", "bigint"), ("_empty", "boolean")]
 _HEAD_SOURCES = ["input_fingerprint", "pending", "strategy", "generation", PARTITION_COLUMN, "empty"]
-#: A (topic, partition count) pair in the plan.
-_SIZE = "struct<topic:string,_n:int>"
+#: The separator of a subscription row's fields in its fingerprint text, and a null field's text.
+FIELD_SEP, NULL_MARK = "\u001f", "\u2400"
+#: A row's four hash lanes: the low and high 32 bits of two xxhash64 of its text.
+_LANES = ["_h1", "_h2", "_h3", "_h4"]
+_HALVES = [(1, "{} & 4294967295"), (1, "shiftrightunsigned({}, 32)"),
+           (2, "{} & 4294967295"), (2, "shiftrightunsigned({}, 32)")]
 
 
 def _ids_frame(spark, ids: Sequence[str]) -> DataFrame:
