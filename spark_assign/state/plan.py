@@ -29,7 +29,7 @@ from typing import Dict, Mapping, Optional, Sequence, Tuple
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from pyspark.sql import Column, DataFrame, Observation
+from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
 from ..errors import InvalidInputError
@@ -42,14 +42,17 @@ __all__ = ["ChangedGroup", "Plan", "Outcome", "plan", "outcome_of", "only_groups
            "only_heads", "with_fingerprints", "changed_heads", "new_heads", "write_heads_locally"]
 
 
-#: Up to this many groups, selecting them is a constant in the query plan (nothing to
-#: broadcast: no job; about 100 bytes a group); more are joined as a broadcast local relation.
+#: Up to this many groups, selecting them is an ``IN`` list in the query plan, which Spark
+#: evaluates as a hash set (nothing to broadcast: no job); more are joined as a broadcast
+#: local relation. Per-group values (fingerprints) are a map constant up to LOOKUP_GROUPS:
+#: a map literal is searched key by key.
 LITERAL_GROUPS = 5000
+LOOKUP_GROUPS = 100
 
 
 @dataclass(frozen=True)
 class ChangedGroup:
-    """A group to recompute: its input fingerprint, partitions (an estimate of its rows) and head
+    """A group to recompute: its input fingerprint, partitions (at least its rows, see :func:`plan`) and head
     (latest generation, the ``commit_version`` holding it, its fingerprint; None for a new group;
     ``empty``: the group was left without partitions at that version, its rows are older)."""
 
@@ -59,10 +62,6 @@ class ChangedGroup:
     commit_version: Optional[int]
     head_fingerprint: Optional[str]
     empty: bool = False
-
-    @property
-    def head(self) -> Tuple[Optional[int], Optional[int], Optional[str]]:
-        return self.generation, self.commit_version, self.head_fingerprint
 
 
 @dataclass
@@ -79,7 +78,8 @@ class Plan:
 
     @property
     def rows(self) -> int:
-        """Rows the new generation will have (one per partition of each subscribed topic)."""
+        """At least the rows the new generation will have (one per partition of each subscribed
+        topic; see :func:`plan`)."""
         return sum(c.partitions for c in self.changed.values())
 
     def latest(self, ids: Sequence[str]) -> Dict[str, int]:
@@ -129,12 +129,17 @@ def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy
     """The groups to recompute: new ones, those whose input fingerprint or strategy changed,
     those waiting for a cooperative transfer, or all when ``force``.
 
-    One query (three Spark jobs, two of them adaptive execution's shuffle
-    stages): each subscription row is hashed where it is read, the hashes
-    are summed per group and topic, then per group with the group's head
-    beside it (a union, not a join: no broadcast), and only the changed
-    groups reach the driver; the fleet's group count is observed on the way.
-    Sums of hashes need no sort and aggregate before each shuffle.
+    One query, two Spark jobs (a shuffle by group, then the collect): each
+    subscription row is hashed where it is read, the hashes are summed per
+    group with the group's head beside them (a union, not a join: no
+    broadcast), and only the changed groups reach the driver; the fleet's
+    group count is observed on the way. Sums of hashes need no sort and are
+    partly aggregated before the shuffle.
+
+    ``partitions`` (the rows a group's new generation will have) is bounded
+    from above: the sum, over the group's subscription rows, of the topic's
+    partitions (exact when each topic has one subscriber; at most the member
+    count times too high). It sizes the work: the driver path, tasks, files.
 
     A group's fingerprint covers everything its assignment depends on: per
     subscription row the member, topic, static id, rack, claimed partitions
@@ -156,20 +161,17 @@ def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy
     fields += ["coalesce(cast(_num_partitions AS string), '?')", "cast(_metadata_rows AS string)",
                "coalesce(_racks, '')"]
     text = f"concat_ws('{FIELD_SEP}', {', '.join(fields)})"
-    hashed = with_topic_metadata(subscriptions, topics, topic_counts, racks=True).selectExpr(
-        "group_id", "topic", "_num_partitions AS _n",
-        *[f"{half.format(f'xxhash64({seed}, {text})')} AS {lane}" for (seed, half), lane in zip(_HALVES, _LANES)])
-    per_topic = hashed.groupBy("group_id", "topic").agg(*[F.expr(e) for e in [
-        "count(1) AS _rows", "max(_n) AS _n", *[f"sum({lane}) AS {lane}" for lane in _LANES]]])
-    inputs = per_topic.selectExpr("group_id", "_rows", "_n", *_LANES, *[f"CAST(NULL AS {t}) AS {n}" for n, t in _HEAD])
-    held = heads.selectExpr("group_id", "CAST(NULL AS bigint) AS _rows", "CAST(NULL AS int) AS _n",
-                            *[f"CAST(NULL AS bigint) AS {lane}" for lane in _LANES],
+    inputs = with_topic_metadata(subscriptions, topics, topic_counts, racks=True).selectExpr(
+        "group_id", "greatest(coalesce(_num_partitions, 0), 0) AS _n",
+        *[f"{half.format(f'xxhash64({seed}, {text})')} AS {lane}" for (seed, half), lane in zip(_HALVES, _LANES)],
+        *[f"CAST(NULL AS {t}) AS {n}" for n, t in _HEAD])
+    held = heads.selectExpr("group_id", "CAST(NULL AS int) AS _n", *[f"CAST(NULL AS bigint) AS {lane}" for lane in _LANES],
                             *[f"`{c}` AS {n}" for (n, _), c in zip(_HEAD, _HEAD_SOURCES)])
-    sums = ", ".join([f"sum({lane})" for lane in _LANES] + ["sum(_rows)"])
+    sums = ", ".join([f"sum({lane})" for lane in _LANES] + [f"count({_LANES[0]})"])
     groups = inputs.unionByName(held).groupBy("group_id").agg(*[F.expr(e) for e in [
-        "coalesce(sum(_rows), 0) AS _rows",
+        f"count({_LANES[0]}) AS _rows",
         f"sha2(concat_ws(':', '{strategy}', {sums}), 256) AS input_fingerprint",
-        "sum(greatest(coalesce(_n, 0), 0)) AS partitions",
+        "coalesce(sum(_n), 0) AS partitions",
         *[f"max({n}) AS {n}" for n, _ in _HEAD]]])
     observed = Observation("spark_assign_plan")
     groups = groups.where("_rows > 0").observe(observed, F.expr("count(1) AS groups"))
@@ -201,36 +203,39 @@ def _ids_frame(spark, ids: Sequence[str]) -> DataFrame:
     return local_frame(spark, [("group_id", "string")], {"group_id": list(ids)})
 
 
-def _constant(value, ddl: str) -> Column:
-    """``value`` (a list or dict) as a constant of type ``ddl``: one JSON string literal that
-    Spark folds into an array or map literal at planning time. Building it is one call into
-    the JVM, where a literal per element costs one each (tens of milliseconds per hundred)."""
-    return F.from_json(F.lit(json.dumps(value)), ddl)
+def _string(value: str) -> str:
+    """``value`` as a SQL string literal, hex-encoded: any text is safe in it."""
+    return f"CAST(X'{value.encode('utf-8').hex()}' AS STRING)"
 
 
 def only_groups(df: DataFrame, p: Plan, ids: Sequence[str]) -> DataFrame:
-    """The rows of ``df`` of the groups ``ids``: a constant filter for a few groups (no job), a
-    broadcast semi-join of a local relation for many."""
+    """The rows of ``df`` of the groups ``ids``: an ``IN`` filter for a few thousand groups (one
+    SQL expression, which Spark turns into a hash set; no job), a broadcast semi-join beyond."""
+    if not ids:
+        return df.where(F.lit(False))
     if len(ids) <= LITERAL_GROUPS:
-        return df.where(F.array_contains(_constant(list(ids), "array<string>"), F.col("group_id")))
+        return df.where(F.expr(f"group_id IN ({', '.join(_string(g) for g in ids)})"))
     return df.join(F.broadcast(_ids_frame(df.sparkSession, ids)), "group_id", "left_semi")
 
 
 def only_heads(df: DataFrame, p: Plan, ids: Sequence[str]) -> DataFrame:
     """The rows of ``df`` in the latest generation of the groups ``ids`` (those that have one)."""
     keep = p.latest(ids)
+    if not keep:
+        return df.where(F.lit(False))
     if len(keep) <= LITERAL_GROUPS:
-        generation = F.try_element_at(_constant(keep, "map<string,int>"), F.col("group_id"))
-        return df.where(F.coalesce(F.col("generation") == generation, F.lit(False)))
+        pairs = ", ".join(f"named_struct('g', {_string(g)}, 'n', {int(n)})" for g, n in keep.items())
+        return df.where(F.expr(f"named_struct('g', group_id, 'n', generation) IN ({pairs})"))
     heads = local_frame(df.sparkSession, [("group_id", "string"), ("generation", "int")],
                         {"group_id": list(keep), "generation": list(keep.values())})
     return df.join(F.broadcast(heads), ["group_id", "generation"], "left_semi")
 
 
 def with_fingerprints(df: DataFrame, p: Plan, ids: Sequence[str]) -> DataFrame:
-    """``df`` (rows of the groups ``ids`` only) with each group's ``input_fingerprint``."""
-    if len(ids) <= LITERAL_GROUPS:
-        lookup = _constant({g: p.changed[g].fingerprint for g in ids}, "map<string,string>")
+    """``df`` (rows of the groups ``ids`` only) with each group's ``input_fingerprint``: a map
+    constant for a few groups (a lookup in a map literal scans its keys), a broadcast join beyond."""
+    if len(ids) <= LOOKUP_GROUPS:
+        lookup = F.from_json(F.lit(json.dumps({g: p.changed[g].fingerprint for g in ids})), "map<string,string>")
         return df.withColumn("input_fingerprint", F.try_element_at(lookup, F.col("group_id")))
     fps = local_frame(df.sparkSession, [("group_id", "string"), ("input_fingerprint", "string")],
                       {"group_id": list(ids), "input_fingerprint": [p.changed[g].fingerprint for g in ids]})
@@ -272,8 +277,8 @@ def changed_heads(p: Plan, outcome: Outcome, version: int, strategy: str) -> pa.
 def new_heads(spark, heads: DataFrame, updated: pa.Table) -> DataFrame:
     """The next heads in Spark: ``heads`` of the groups not in ``updated``, then ``updated``."""
     ids = updated.column("group_id").to_pylist()
-    unchanged = heads.where(~F.array_contains(_constant(ids, "array<string>"), F.col("group_id"))) \
-        if len(ids) <= LITERAL_GROUPS else \
+    unchanged = heads.where(F.expr(f"NOT group_id IN ({', '.join(_string(g) for g in ids)})")) \
+        if 0 < len(ids) <= LITERAL_GROUPS else \
         heads.join(F.broadcast(_ids_frame(spark, ids)), "group_id", "left_anti")
     return unchanged.unionByName(spark.createDataFrame(updated, schema=spark_ddl(HEADS_COLUMNS)))
 
