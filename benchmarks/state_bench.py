@@ -1,16 +1,23 @@
 """State-table benchmark: an incremental rebalance (1% of groups changed) against a full recompute.
 
-    python benchmarks/state_bench.py              # 10,000 groups
+    python benchmarks/state_bench.py              # 10,000 groups, two group shapes
     python benchmarks/state_bench.py --groups 2000
 
-One local[2] session, one process. A table is built at generation 1 for the
-whole fleet, then copied; on each copy, side by side:
+One local[2] session, one process. For each group shape, a table is built
+at generation 1 for the whole fleet, then copied; on each copy, side by side:
 
 * ``incremental``: ``rebalance`` after 1% of the groups changed (a member
   left, joined or subscribed to another topic): only those are recomputed
   and written;
 * ``full``: ``rebalance(..., force=True)`` of the same input: every group is
   recomputed and written, what a pipeline without incremental state does.
+
+Two shapes: ``small`` groups (4 members, 3 topics of 6, 4 and 8 partitions:
+18 partitions a group) and ``larger`` ones (8 members, 3 topics of 32: 96 a
+group). An incremental run always hashes every group's subscriptions (its
+cost follows the member-topic rows), a full one assigns and writes every
+partition (its cost follows the partitions), so the ratio depends on the
+shape; both are reported.
 
 Each step runs on a fresh copy of the generation-1 table (median of
 ``--repeat``). ``--warmup`` rounds of both steps run first, untimed for the
@@ -35,23 +42,50 @@ import time
 from pathlib import Path
 
 RESULTS = Path(__file__).parent / "results"
-TOPICS = {"t0": 6, "t1": 4, "t2": 8}
+#: name: (members per group, topics {name: partitions})
+SHAPES = {
+    "small": (4, {"t0": 6, "t1": 4, "t2": 8}),
+    "larger": (8, {"t0": 32, "t1": 32, "t2": 32}),
+}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--groups", type=int, default=10_000)
     parser.add_argument("--changed", type=float, default=0.01, help="share of groups changed")
-    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=1, help="untimed rounds of both steps first")
+    parser.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=list(SHAPES))
     args = parser.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    from spark_assign import AssignmentTable, local_session
-    from spark_assign.testing import FLEET_SCHEMA, churn_rows, fleet_rows
+    from spark_assign import local_session
 
     spark = local_session(**{"spark.sql.shuffle.partitions": "4", "spark.driver.memory": "4g"})
-    rows = fleet_rows(args.groups, seed=1)
-    changed_rows = churn_rows(rows, seed=2, share=args.changed)
+    rows_out, runs = [], {}
+    for shape in args.shapes:
+        shape_rows, runs[shape] = bench_shape(spark, shape, args)
+        rows_out += shape_rows
+    report = {"machine": {"python": platform.python_version(), "cores": os.cpu_count(), "spark": spark.version,
+                          "master": "local[2]", "groups": args.groups, "repeat": args.repeat,
+                          "warmup": args.warmup},
+              "runs": runs, "rows": rows_out}
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "state.json").write_text(json.dumps(report, indent=2))
+    print(f"machine: {report['machine']}")
+    print(f"{'shape':<8} {'case':<34} {'groups recomputed':>18} {'seconds':>8} {'vs full':>8}")
+    for r in rows_out:
+        print(f"{r['shape']:<8} {r['case']:<34} {r['groups_recomputed']:>18,} {r['seconds']:>8.2f} "
+              f"{r['vs_full']:>7.0%}")
+
+
+def bench_shape(spark, shape: str, args):
+    """The three rows of one group shape, and its raw timings."""
+    from spark_assign import AssignmentTable
+    from spark_assign.testing import FLEET_SCHEMA, churn_rows, fleet_rows
+
+    members, topics = SHAPES[shape]
+    rows = fleet_rows(args.groups, seed=1, members=members, topics=len(topics))
+    changed_rows = churn_rows(rows, seed=2, share=args.changed, topics=len(topics))
     first = spark.createDataFrame(rows, FLEET_SCHEMA).cache()
     second = spark.createDataFrame(changed_rows, FLEET_SCHEMA).cache()
     first.count(), second.count()
@@ -60,7 +94,7 @@ def main() -> None:
     try:
         base = AssignmentTable(spark, str(work / "base"))
         t0 = time.perf_counter()
-        initial = base.rebalance(first, TOPICS, "sticky")
+        initial = base.rebalance(first, topics, "sticky")
         initial_seconds = time.perf_counter() - t0
 
         def step(name: str, run: int, force: bool):
@@ -68,7 +102,7 @@ def main() -> None:
             shutil.copytree(base.path, copy)
             table = AssignmentTable(spark, str(copy))
             t = time.perf_counter()
-            result = table.rebalance(second, TOPICS, "sticky", force=force)
+            result = table.rebalance(second, topics, "sticky", force=force)
             return time.perf_counter() - t, result.summary
 
         warmup = {"incremental": [], "full": []}
@@ -81,28 +115,22 @@ def main() -> None:
                 summaries[name] = summary
     finally:
         shutil.rmtree(work, ignore_errors=True)
+        first.unpersist(), second.unpersist()
 
+    label = f"{shape}: {members} members, {sum(topics.values())} partitions a group"
     full = statistics.median(results["full"])
-    rows_out = [
-        {"case": "initial generation (all groups)", "seconds": initial_seconds,
+    out = [
+        {"shape": label, "case": "initial generation (all groups)", "seconds": initial_seconds,
          "groups_recomputed": initial.summary["groups_recomputed"]},
-        {"case": f"incremental ({args.changed:.0%} changed)", "seconds": statistics.median(results["incremental"]),
+        {"shape": label, "case": f"incremental ({args.changed:.0%} changed)",
+         "seconds": statistics.median(results["incremental"]),
          "groups_recomputed": summaries["incremental"]["groups_recomputed"]},
-        {"case": "full recompute (force=True)", "seconds": full,
+        {"shape": label, "case": "full recompute (force=True)", "seconds": full,
          "groups_recomputed": summaries["full"]["groups_recomputed"]},
     ]
-    for r in rows_out:
+    for r in out:
         r["vs_full"] = r["seconds"] / full
-    report = {"machine": {"python": platform.python_version(), "cores": os.cpu_count(), "spark": spark.version,
-                          "master": "local[2]", "groups": args.groups, "repeat": args.repeat,
-                          "warmup": args.warmup},
-              "runs": results, "warmup_runs": warmup, "rows": rows_out}
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "state.json").write_text(json.dumps(report, indent=2))
-    print(f"machine: {report['machine']}")
-    print(f"{'case':<34} {'groups recomputed':>18} {'seconds':>8} {'vs full':>8}")
-    for r in rows_out:
-        print(f"{r['case']:<34} {r['groups_recomputed']:>18,} {r['seconds']:>8.1f} {r['vs_full']:>7.0%}")
+    return out, {"timed": results, "warmup": warmup}
 
 
 if __name__ == "__main__":
