@@ -1,8 +1,9 @@
 """A rebalancing process for the crash and concurrency tests: ``python -m tests.state.child SPEC_JSON``.
 
 SPEC_JSON: {"table": path, "rounds": [{"rows": [[group, member, topic, instance], ...],
-"topics": {...}, "strategy": "..."}, ...]}. Runs the rounds in order on its own
-local Spark session and prints one JSON line per round. ``SPARK_ASSIGN_FAULT``
+"topics": {...}, "strategy": "..."}, ...], "in_driver": true}. Runs the rounds in order on its own
+local Spark session and prints one JSON line per round; ``in_driver`` false
+forces Spark's compute path (Spark tasks write the files). ``SPARK_ASSIGN_FAULT``
 (see spark_assign.state.embedded._fault) makes it kill itself at that point.
 """
 
@@ -14,12 +15,15 @@ import sys
 def main() -> None:
     spec = json.loads(open(sys.argv[1]).read())
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    import spark_assign.state.table as table_module
     from spark_assign import AssignmentTable, local_session
 
     from .fleets import SUBS
 
     spark = local_session(app_name="spark-assign-child", **{"spark.sql.shuffle.partitions": "2",
                                                            "spark.driver.memory": "1g"})
+    if not spec.get("in_driver", True):
+        table_module.LOCAL_ROWS = 0
     table = AssignmentTable(spark, spec["table"])
     for r in spec["rounds"]:
         step = table.rebalance(spark.createDataFrame([tuple(x) for x in r["rows"]], SUBS), r["topics"],

@@ -41,7 +41,13 @@ def test_literal_and_broadcast_selection_give_the_same_generation(spark, tmp_pat
     assert results[0] == results[1] == results[2]
 
 
-def test_a_lost_race_recomputes_only_the_groups_the_winner_touched(spark, tmp_path, monkeypatch):
+@pytest.mark.parametrize("in_driver", [True, False], ids=["driver", "spark"])
+def test_a_lost_race_recomputes_only_the_groups_the_winner_touched(spark, tmp_path, monkeypatch, in_driver):
+    """On Spark's path the retry reuses the rows of b, whose head did not move; in the driver
+    both are recomputed (cheap). Either way a follows the winner's generation and b is written once."""
+    import spark_assign.state.table as table_module
+
+    monkeypatch.setattr(table_module, "LOCAL_ROWS", table_module.LOCAL_ROWS if in_driver else 0)
     path = str(tmp_path / "t")
     base = [("a", "a1", "t0", None), ("b", "b1", "t0", None), ("c", "c1", "t1", None)]
     table = AssignmentTable(spark, path)

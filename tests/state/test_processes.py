@@ -54,9 +54,9 @@ def owners(df):
     return {(r.group_id, r.topic, r.partition): (r.generation, r.member_id) for r in df.collect()}
 
 
-def spec(tmp_path, name, table, rounds):
+def spec(tmp_path, name, table, rounds, in_driver=True):
     path = tmp_path / f"{name}.json"
-    path.write_text(json.dumps({"table": table, "rounds": rounds}))
+    path.write_text(json.dumps({"table": table, "rounds": rounds, "in_driver": in_driver}))
     return path
 
 
@@ -79,7 +79,12 @@ def assert_generations_intact(rows):
 FAULTS = ["before-write", "after-write", "before-commit", "after-commit", "during-write"]
 
 
-def test_a_killed_rebalance_leaves_the_old_or_the_new_version(spark, tmp_path):
+#: Both compute paths: the driver writes the file (few changed groups), or Spark tasks do.
+PATHS = pytest.mark.parametrize("in_driver", [True, False], ids=["driver", "spark"])
+
+
+@PATHS
+def test_a_killed_rebalance_leaves_the_old_or_the_new_version(spark, tmp_path, in_driver):
     # Eager sticky: after a completed generation a re-run has nothing to do (cooperative
     # would legitimately run its follow-up).
     rows1 = fleet_rows(40, seed=1)
@@ -95,7 +100,7 @@ def test_a_killed_rebalance_leaves_the_old_or_the_new_version(spark, tmp_path):
         tables[point] = AssignmentTable(spark, str(tmp_path / point))
         tables[point].rebalance(spark.createDataFrame(rows1, SUBS), TOPICS, "sticky")
         child = spec(tmp_path, point, tables[point].path,
-                     [{"rows": rows2, "topics": TOPICS, "strategy": "sticky"}])
+                     [{"rows": rows2, "topics": TOPICS, "strategy": "sticky"}], in_driver)
         procs[point] = launch(child, fault=None if point == "during-write" else point)
 
     # "during-write": killed from outside as soon as a data file of version 2 appears.
@@ -124,7 +129,8 @@ def test_a_killed_rebalance_leaves_the_old_or_the_new_version(spark, tmp_path):
         assert_generations_intact(all_rows(table))
 
 
-def test_concurrent_rebalances_never_lose_or_duplicate_a_generation(spark, tmp_path):
+@PATHS
+def test_concurrent_rebalances_never_lose_or_duplicate_a_generation(spark, tmp_path, in_driver):
     table = AssignmentTable(spark, str(tmp_path / "shared"))
     base = fleet_rows(40, seed=10)
     table.rebalance(spark.createDataFrame(base, SUBS), TOPICS, "sticky")
@@ -134,7 +140,7 @@ def test_concurrent_rebalances_never_lose_or_duplicate_a_generation(spark, tmp_p
         for r in range(3):
             rows = churn(rows, seed=100 * writer + r, share=0.5)
             rounds.append({"rows": rows, "topics": TOPICS, "strategy": "sticky"})
-        procs.append(launch(spec(tmp_path, f"writer{writer}", table.path, rounds)))
+        procs.append(launch(spec(tmp_path, f"writer{writer}", table.path, rounds, in_driver)))
     versions = []
     for proc in procs:
         code, out, err = finish(proc)
