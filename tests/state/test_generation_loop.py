@@ -4,7 +4,8 @@ Churn per generation: members join and leave, subscriptions change, and every
 fifth generation a topic gains partitions. Every generation is valid and
 balanced (cooperative groups once settled), cooperative transfers complete
 one generation later, history holds every generation and time travel returns
-earlier states.
+earlier states. Generations alternate between the two compute paths (the
+driver, Spark's tasks), so each continues from what the other wrote.
 """
 
 from collections import defaultdict
@@ -21,7 +22,10 @@ GROUPS, GENERATIONS = 500, 20
 
 
 @pytest.mark.parametrize("strategy", ["sticky", "cooperative-sticky"])
-def test_twenty_generations(spark, tmp_path, strategy):
+def test_twenty_generations(spark, tmp_path, monkeypatch, strategy):
+    import spark_assign.state.table as table_module
+
+    in_driver = table_module.LOCAL_ROWS
     cooperative = strategy == "cooperative-sticky"
     table = AssignmentTable(spark, str(tmp_path / strategy))
     topics = {"t0": 6, "t1": 4, "t2": 8}
@@ -34,6 +38,7 @@ def test_twenty_generations(spark, tmp_path, strategy):
             rows = churn(rows, seed=n, share=0.2)
         if n % 5 == 0:
             topics[f"t{n % 3}"] += 1
+        monkeypatch.setattr(table_module, "LOCAL_ROWS", in_driver if n % 2 else 0)
         step = table.rebalance(spark.createDataFrame(rows, SUBS), dict(topics), strategy)
         new = step.rows.collect()
         changed = {r.group_id for r in new}
