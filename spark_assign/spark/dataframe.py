@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional, Tuple, Union
 
 import pyarrow as pa
-
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 

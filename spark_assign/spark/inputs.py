@@ -20,8 +20,6 @@ __all__ = ["subscription_columns", "topics_frame", "previous_frame", "check_colu
 
 _INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
 
-
-
 #: Arrow types of the Spark DDL types that local relations use.
 ARROW_TYPES = {"string": pa.string(), "int": pa.int32(), "bigint": pa.int64(), "boolean": pa.bool_(),
                "timestamp": pa.timestamp("us", tz="UTC")}

@@ -11,11 +11,14 @@ All inputs of a group travel together as rows of one "wire" DataFrame:
 
 The wire is hash-partitioned and sorted by group, then ``mapInArrow`` runs
 :func:`.worker.assign_batches` over it: one shuffle, Arrow end to end, the
-engine called once per group, nothing collected to the driver.
+engine called once per group, nothing collected to the driver. (The state
+table's small rebalances collect a few groups' wire instead and run the same
+function in the driver: ``dataframe.assign_local``.)
 """
 
 from __future__ import annotations
 
+import json
 from typing import Dict, Mapping, Optional, Set
 
 import pyarrow as pa
@@ -72,9 +75,9 @@ def _select(df: DataFrame, values: Dict[str, Column], skip: Set[str]) -> DataFra
     ])
 
 
-#: Up to this many topics given as a dict, their metadata is a literal map in the query plan:
-#: no join, hence no broadcast job.
-LITERAL_TOPICS = 1000
+#: Up to this many topics given as a dict, their metadata is a map constant in the query plan:
+#: no join, hence no broadcast job (a map literal is searched key by key: more are joined).
+LITERAL_TOPICS = 100
 
 
 def with_topic_metadata(rows: DataFrame, topics: DataFrame, counts: Optional[Mapping[str, int]] = None,
@@ -88,8 +91,8 @@ def with_topic_metadata(rows: DataFrame, topics: DataFrame, counts: Optional[Map
     the checked dict it came from, looked up as a literal map.
     """
     if counts is not None and len(counts) <= LITERAL_TOPICS and "group_id" not in topics.columns:
-        known = F.create_map(*[F.lit(x) for t, n in counts.items() for x in (t, n)]) if counts else None
-        n = F.try_element_at(known, F.col("topic")).cast("int") if counts else F.lit(None).cast("int")
+        known = F.from_json(F.lit(json.dumps(dict(counts))), "map<string,int>")   # one literal, folded
+        n = F.try_element_at(known, F.col("topic"))
         out = rows.withColumns({"_num_partitions": n,
                                 "_metadata_rows": F.when(n.isNotNull(), F.lit(1)).cast("int")})
         return out.withColumn("_racks", F.lit("")) if racks else out

@@ -200,8 +200,8 @@ class AssignmentTable:
                 return Rebalance(self.spark.createDataFrame([], spark_ddl()), None, summary)
             version = (snap.version if snap is not None else 0) + 1
             if reuse is None and todo.rows <= LOCAL_ROWS:
-                # One engine task's worth: computed here from the collected wire (one job), written
-                # by the driver (embedded engine).
+                # A few groups: computed here from their collected inputs (one job), the file
+                # written by the driver (embedded engine).
                 computed: Union[pa.Table, DataFrame] = rows_in_driver(
                     self._backend, subscriptions, topics, chosen.name, snap, todo, version)
             else:
