@@ -12,7 +12,7 @@ import shutil
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, TextIO
+from typing import Any, Dict, Optional, TextIO
 
 from ..core import get_strategy
 from ..schema import STATUSES

@@ -76,7 +76,7 @@ def balance_violations(result: AssignmentResult) -> List[Tuple[str, str, int]]:
     if sub[:, has_parts].all() and counts.max() - counts.min() > 1:
         out.append((g.member_ids[int(np.argmax(counts))], "*", -1))
         return out
-    owner, topic = result.owner, result.topic
+    owner = result.owner
     for t in np.flatnonzero(has_parts):
         subs = np.flatnonzero(sub[:, t])
         pids = np.arange(g.topic_offsets[t], g.topic_offsets[t + 1])

@@ -61,7 +61,7 @@ class _GeneralBuilder:
     def __init__(self, ctx: Context, racks: StickyRacks) -> None:
         g = ctx.group
         self.ctx, self.g, self.racks = ctx, g, racks
-        P, M, T = g.num_partitions, g.num_members, g.num_topics
+        P, M = g.num_partitions, g.num_members
         self.pid_topic = g.pid_topic()
         self.owner = np.full(P, -1, dtype=np.int64)
         self.order = np.zeros(P, dtype=np.int64)
