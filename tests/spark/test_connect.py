@@ -1,4 +1,4 @@
-"""Runs tests/connect (the DataFrame tests on Spark Connect) in a separate process."""
+"""Runs tests/connect (the DataFrame, SQL and state-table tests on Spark Connect) in a separate process."""
 
 import os
 import subprocess
