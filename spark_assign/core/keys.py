@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 
-__all__ = ["duplicates", "encode_subscriptions", "shared_topic_row"]
+__all__ = ["duplicates", "encode_subscriptions", "shared_topic_row", "run_positions"]
 
 
 def _strictly_increasing(keys: np.ndarray) -> bool:
@@ -36,6 +36,16 @@ def _sorted_unique_keys(keys: np.ndarray, space: int, check_only: bool = False) 
     else:
         out = np.unique(keys)
     return out if len(out) == len(keys) else None
+
+
+def run_positions(lengths: np.ndarray) -> np.ndarray:
+    """For runs of ``lengths`` laid end to end, each element's position within its run.
+
+    Example: lengths ``[2, 0, 3]`` give ``[0, 1, 0, 1, 2]``; ``np.repeat(starts, lengths)``
+    plus this is the concatenation of ``range(start, start + length)`` over the runs.
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    return np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
 
 
 def duplicates(keys: np.ndarray) -> np.ndarray:

@@ -30,6 +30,7 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from .context import Context
+from .keys import run_positions
 from .sticky import StickyRacks
 
 __all__ = ["build_constrained"]
@@ -154,7 +155,7 @@ def _fill(unassigned: np.ndarray, under: List[int], at_min: List[int], counts: n
     need = min_quota - counts[under_arr]
     # Round r (1-based) serves every under member that still needs r or more.
     slots = np.repeat(np.arange(len(under_arr)), need)
-    rounds = np.arange(len(slots)) - np.repeat(np.cumsum(need) - need, need)
+    rounds = run_positions(need)
     serve = slots[np.lexsort((slots, rounds))]
     n_under = len(serve)
     if n_under > len(unassigned):

@@ -41,6 +41,7 @@ import numpy as np
 
 from .context import Context
 from .javautil import JavaHashSet, java_string_hash, topic_partition_hash
+from .keys import run_positions
 from .sticky import StickyRacks
 
 __all__ = ["build_general"]
@@ -318,7 +319,7 @@ def _pid_ranges(offsets: np.ndarray, topics: np.ndarray, values: Optional[np.nda
         return np.zeros(0, dtype=np.int64)
     starts, ends = offsets[topics], offsets[topics + 1]
     lengths = ends - starts
-    idx = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths) + np.arange(lengths.sum())
+    idx = np.repeat(starts, lengths) + run_positions(lengths)
     return idx if values is None else values[idx]
 
 
@@ -353,7 +354,7 @@ def _water_fill(counts: np.ndarray, k: int) -> np.ndarray:
     if highest - lowest > 64:                              # many partial levels: sort instead
         below = np.maximum(0, level - counts)
         pos = np.repeat(np.arange(n), below)
-        lev = counts[pos] + (np.arange(len(pos)) - np.repeat(np.cumsum(below) - below, below))
+        lev = counts[pos] + run_positions(below)
         order = np.lexsort((pos, lev))
         return np.concatenate([pos[order], at_level])
     parts = [np.flatnonzero(counts <= lv) for lv in range(lowest, highest)]

@@ -27,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..core import GroupInput
+from ..core.keys import run_positions
 from ..errors import InvalidInputError
 from .wire import KIND_PREVIOUS, KIND_RACKS
 
@@ -154,7 +155,7 @@ class WireBatch:
         owning = pairs[~self.owned_null[pairs]]
         lo, hi = self.owned_offsets[owning], self.owned_offsets[owning + 1]
         lengths = hi - lo
-        within = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        within = run_positions(lengths)
         claim_seg = np.repeat(seg[owning], lengths)
         self.claim_off = _segments(claim_seg, G)
         self.claim_member = np.repeat(member_of[owning] - self.member_off[seg[owning]], lengths)
