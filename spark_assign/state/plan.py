@@ -6,9 +6,10 @@ in Spark jobs:
 * :func:`plan` hashes each group's inputs (the only pass over all
   subscriptions), compares them with the heads and brings the *changed*
   groups to the driver (id, fingerprint, head) with the fleet's group count,
-  in one query. Every later step joins against that list as a local relation (no
-  Spark job to broadcast it), reads only the partitions holding those
-  groups' latest generations, and needs no further count;
+  in one query. Every later step selects those groups with constants in the
+  query plan (no Spark job to broadcast them; a broadcast join past
+  :data:`LITERAL_GROUPS`), reads only the partitions holding their latest
+  generations, and needs no further count;
 * :class:`Outcome` is what the written generation holds per group (its new
   generation, a pending transfer) and the status counts; the embedded
   engine's file-writing tasks report it, so it costs no job of its own;
@@ -52,9 +53,10 @@ LOOKUP_GROUPS = 100
 
 @dataclass(frozen=True)
 class ChangedGroup:
-    """A group to recompute: its input fingerprint, partitions (at least its rows, see :func:`plan`) and head
-    (latest generation, the ``commit_version`` holding it, its fingerprint; None for a new group;
-    ``empty``: the group was left without partitions at that version, its rows are older)."""
+    """A group to recompute: its input fingerprint, partitions (no fewer than its new rows, see
+    :func:`plan`) and head (latest generation, the ``commit_version`` holding it, its
+    fingerprint; None for a new group; ``empty``: the group was left without partitions at that
+    version, its rows are older)."""
 
     fingerprint: str
     partitions: int
