@@ -20,9 +20,21 @@ __all__ = ["subscription_columns", "topics_frame", "previous_frame", "check_colu
 
 _INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
 
-#: Arrow types of the Spark DDL types that local relations use.
+#: Arrow types of the Spark DDL types the project's columns use (timestamps: UTC microseconds,
+#: as Delta protocol 1/2 stores them).
 ARROW_TYPES = {"string": pa.string(), "int": pa.int32(), "bigint": pa.int64(), "boolean": pa.bool_(),
-               "timestamp": pa.timestamp("us", tz="UTC")}
+               "tinyint": pa.int8(), "timestamp": pa.timestamp("us", tz="UTC"),
+               "array<int>": pa.list_(pa.int32()), "array<array<string>>": pa.list_(pa.list_(pa.string()))}
+
+
+def arrow_schema(columns: List[Tuple[str, str]]) -> pa.Schema:
+    """Arrow schema of ``columns`` (name, DDL type)."""
+    return pa.schema([pa.field(n, ARROW_TYPES[t]) for n, t in columns])
+
+
+def spark_ddl(columns: List[Tuple[str, str]]) -> str:
+    """Spark DDL of ``columns`` (name, DDL type)."""
+    return ", ".join(f"`{n}` {t}" for n, t in columns)
 
 
 def local_frame(spark, columns: List[Tuple[str, str]], data: Dict[str, list]) -> DataFrame:
@@ -32,9 +44,9 @@ def local_frame(spark, columns: List[Tuple[str, str]], data: Dict[str, list]) ->
     joining or broadcasting it runs no Spark job, and the optimizer knows its
     size. The DDL is given too: Spark Connect cannot infer an empty table's schema.
     """
-    schema = pa.schema([pa.field(n, ARROW_TYPES[t]) for n, t in columns])
+    schema = arrow_schema(columns)
     table = pa.table({n: pa.array(data[n], type=schema.field(n).type) for n in schema.names}, schema=schema)
-    return spark.createDataFrame(table, schema=", ".join(f"`{n}` {t}" for n, t in columns))
+    return spark.createDataFrame(table, schema=spark_ddl(columns))
 
 
 def _type_ok(dtype: T.DataType, expected: str) -> bool:

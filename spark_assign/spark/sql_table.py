@@ -33,7 +33,7 @@ from pyspark.sql.udtf import AnalyzeArgument, AnalyzeResult, PartitioningColumn,
 from ..core import get_strategy, strategy_names
 from ..errors import InvalidInputError, SchemaError
 from ..schema import RESULT_COLUMNS
-from .inputs import _type_ok
+from .inputs import ARROW_TYPES, _type_ok
 from .wire import KIND_RACKS, KIND_SUBSCRIPTION, WIRE_COLUMNS
 
 __all__ = ["INPUT_COLUMNS", "AssignPlan", "TABLE_FUNCTIONS", "assign_table_rows"]
@@ -54,10 +54,8 @@ INPUT_COLUMNS: List[Tuple[str, str, bool]] = [
 
 _SQL_TYPES = {"string": "STRING", "int": "INT", "array<int>": "ARRAY<INT>",
               "array<array<string>>": "ARRAY<ARRAY<STRING>>", "tinyint": "TINYINT"}
-_ARROW_TYPES = {"string": pa.string(), "int": pa.int32(), "tinyint": pa.int8(),
-                "array<int>": pa.list_(pa.int32()), "array<array<string>>": pa.list_(pa.list_(pa.string()))}
 _SPARK_TYPES: Dict[str, DataType] = {"string": StringType(), "int": IntegerType()}
-_WIRE_SCHEMA = pa.schema([pa.field(name, _ARROW_TYPES[kind]) for name, kind in WIRE_COLUMNS])
+_WIRE_SCHEMA = pa.schema([pa.field(name, ARROW_TYPES[kind]) for name, kind in WIRE_COLUMNS])
 
 #: The output schema (built by hand: ``analyze`` runs where no SparkContext parses DDL).
 RESULT_STRUCT = StructType([StructField(name, _SPARK_TYPES[kind]) for name, kind in RESULT_COLUMNS])
@@ -196,7 +194,7 @@ class AssignHandler:
         names = self._plan.columns
         columns = list(zip(*self._rows))
         return pa.RecordBatch.from_arrays(
-            [pa.array(values, type=_ARROW_TYPES[kinds[name]]) for name, values in zip(names, columns)],
+            [pa.array(values, type=ARROW_TYPES[kinds[name]]) for name, values in zip(names, columns)],
             names=list(names))
 
     def _several_groups(self, first: Any, second: Any) -> None:
@@ -290,7 +288,7 @@ def _wire(batch: pa.RecordBatch, with_racks: bool, group: Any) -> pa.RecordBatch
     present = set(batch.schema.names)
     arrays = []
     for name, kind in WIRE_COLUMNS:
-        arrow_type = _ARROW_TYPES[kind]
+        arrow_type = ARROW_TYPES[kind]
         if name == "kind":
             arrays.append(pa.array(np.full(n, KIND_SUBSCRIPTION, dtype=np.int8)))
         elif name in present and name != "replica_racks":
@@ -311,9 +309,9 @@ def _wire(batch: pa.RecordBatch, with_racks: bool, group: Any) -> pa.RecordBatch
     values = {"group_id": pa.array([group] * m, pa.string()),
               "kind": pa.array(np.full(m, KIND_RACKS, dtype=np.int8)),
               "topic": pa.array(list(racks), pa.string()),
-              "replica_racks": pa.array(list(racks.values()), _ARROW_TYPES["array<array<string>>"])}
+              "replica_racks": pa.array(list(racks.values()), ARROW_TYPES["array<array<string>>"])}
     rack_rows = pa.RecordBatch.from_arrays(
-        [values.get(name, pa.nulls(m, _ARROW_TYPES[kind])) for name, kind in WIRE_COLUMNS], schema=_WIRE_SCHEMA)
+        [values.get(name, pa.nulls(m, ARROW_TYPES[kind])) for name, kind in WIRE_COLUMNS], schema=_WIRE_SCHEMA)
     return pa.concat_batches([subscriptions, rack_rows])
 
 

@@ -26,6 +26,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ..schema import RESULT_COLUMNS
+from .inputs import ARROW_TYPES
 
 __all__ = ["KIND_SUBSCRIPTION", "KIND_PREVIOUS", "KIND_RACKS", "WIRE_DDL", "RESULT_DDL",
            "result_arrow_schema", "with_topic_metadata", "arrow_wire", "build_wire"]
@@ -54,8 +55,7 @@ RESULT_DDL = ", ".join(f"`{n}` {t}" for n, t in RESULT_COLUMNS)
 
 def result_arrow_schema(with_instance: bool = False) -> pa.Schema:
     """The result's Arrow schema (``RESULT_DDL``, plus the owner's ``group_instance_id`` if asked)."""
-    types = {"string": pa.string(), "int": pa.int32()}
-    fields = [pa.field(n, types[t]) for n, t in RESULT_COLUMNS]
+    fields = [pa.field(n, ARROW_TYPES[t]) for n, t in RESULT_COLUMNS]
     if with_instance:
         fields.append(pa.field("group_instance_id", pa.string()))
     return pa.schema(fields)

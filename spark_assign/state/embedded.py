@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..errors import InvalidInputError, StateTableError
-from .layout import FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, in_files, local_path, spark_ddl
+from .layout import FILE_ORDER, FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, in_files, local_path, spark_ddl
 from .plan import Outcome
 
 __all__ = ["EmbeddedBackend", "CommitConflict", "FileMeta", "Snapshot"]
@@ -179,22 +179,7 @@ class EmbeddedBackend:
              group_id: Optional[str] = None):
         """Rows of snapshot ``snap`` as a Spark DataFrame: all of them, those of some
         ``commit_version`` partitions, or (pruned by file statistics) one group's."""
-        dt = snap.handle
-        if commit_versions is None and group_id is None:
-            uris = dt.file_uris()
-        else:
-            actions = pa.table(dt.get_add_actions(flatten=True))
-            keep = [True] * actions.num_rows
-            if commit_versions is not None:
-                wanted = {str(v) for v in commit_versions}
-                parts = actions.column(f"partition.{PARTITION_COLUMN}").to_pylist()
-                keep = [k and str(v) in wanted for k, v in zip(keep, parts)]
-            if group_id is not None and "min.group_id" in actions.column_names:
-                lows = actions.column("min.group_id").to_pylist()
-                highs = actions.column("max.group_id").to_pylist()
-                keep = [k and (lo is None or hi is None or lo <= group_id <= hi)
-                        for k, lo, hi in zip(keep, lows, highs)]
-            uris = [self._uri(p) for p, k in zip(actions.column("path").to_pylist(), keep) if k]
+        uris = self._files(snap, commit_versions, group_id)
         if not uris:
             rows = self.spark.createDataFrame([], spark_ddl())
         else:
@@ -208,15 +193,32 @@ class EmbeddedBackend:
         read by the driver with pyarrow (no Spark job): for the few groups of a small rebalance."""
         import pyarrow.dataset as ds
 
-        actions = pa.table(snap.handle.get_add_actions(flatten=True))
-        wanted = {str(v) for v in commit_versions}
-        parts = actions.column(f"partition.{PARTITION_COLUMN}").to_pylist()
-        uris = [self._uri(p) for p, v in zip(actions.column("path").to_pylist(), parts) if str(v) in wanted]
+        uris = self._files(snap, commit_versions)
         schema = arrow_schema([c for c in TABLE_COLUMNS if c[0] in columns])
         if not uris:
             return schema.empty_table()
         rows = ds.dataset(uris, format="parquet", schema=schema)
         return rows.to_table(columns=list(columns), filter=ds.field("group_id").isin(list(group_ids)))
+
+    def _files(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None,
+               group_id: Optional[str] = None) -> List[str]:
+        """The data files of ``snap``: all, those of some ``commit_version`` partitions, and (by
+        their statistics) those that can hold ``group_id``."""
+        dt = snap.handle
+        if commit_versions is None and group_id is None:
+            return dt.file_uris()
+        actions = pa.table(dt.get_add_actions(flatten=True))
+        keep = [True] * actions.num_rows
+        if commit_versions is not None:
+            wanted = {str(v) for v in commit_versions}
+            parts = actions.column(f"partition.{PARTITION_COLUMN}").to_pylist()
+            keep = [k and str(v) in wanted for k, v in zip(keep, parts)]
+        if group_id is not None and "min.group_id" in actions.column_names:
+            lows = actions.column("min.group_id").to_pylist()
+            highs = actions.column("max.group_id").to_pylist()
+            keep = [k and (lo is None or hi is None or lo <= group_id <= hi)
+                    for k, lo, hi in zip(keep, lows, highs)]
+        return [self._uri(p) for p, k in zip(actions.column("path").to_pylist(), keep) if k]
 
     def _uri(self, rel: str) -> str:
         return rel if "://" in rel or rel.startswith("/") else os.path.join(self.root, rel)
@@ -236,7 +238,7 @@ class EmbeddedBackend:
         """Write ``rows`` (computed on the driver) as one data file of ``commit_version=version``,
         from the driver, with the same writer as :meth:`stage`'s tasks."""
         _fault("before-write")
-        rows = rows.sort_by([(c, "ascending") for c in ("group_id", "generation", "topic", "partition")])
+        rows = rows.sort_by([(c, "ascending") for c in FILE_ORDER])
         metas = write_task(self.root, version, uuid.uuid4().hex[:8])(iter(rows.to_batches()))
         _fault("after-write")
         return self._staged([m for batch in metas for m in batch.to_pylist()])

@@ -30,8 +30,9 @@ from .plan import Plan, only_groups, only_heads, with_fingerprints
 
 __all__ = ["rows_in_spark", "rows_in_driver", "PREVIOUS_COLUMNS"]
 
-#: What a rebalance reads of the latest generation (the engine's ``previous``).
+#: What a rebalance reads of the latest generation (the engine's ``previous``), and their types.
 PREVIOUS_COLUMNS = ["group_id", "generation", "member_id", "topic", "partition", "status", "group_instance_id"]
+_PREVIOUS_TYPES = [c for c in TABLE_COLUMNS if c[0] in PREVIOUS_COLUMNS]
 
 
 def rows_in_spark(backend, subscriptions: DataFrame, topic_df: DataFrame, strategy: str, snap: Optional[Snapshot],
@@ -90,7 +91,7 @@ def _previous(backend, snap: Optional[Snapshot], todo: Plan, ids: List[str]) -> 
     versions = sorted({todo.changed[g].commit_version for g in heads})
     rows = only_heads(backend.read(snap, commit_versions=versions), todo, ids) if versions else None
     if marks:
-        marked = backend.spark.createDataFrame(_generation_marks(marks), schema=spark_ddl(_previous_columns()))
+        marked = backend.spark.createDataFrame(_generation_marks(marks), schema=spark_ddl(_PREVIOUS_TYPES))
         rows = marked if rows is None else rows.select(*PREVIOUS_COLUMNS).unionByName(marked)
     return rows
 
@@ -110,15 +111,11 @@ def _previous_arrow(backend: EmbeddedBackend, snap: Optional[Snapshot], todo: Pl
     return previous if previous.num_rows else None
 
 
-def _previous_columns():
-    return [c for c in TABLE_COLUMNS if c[0] in PREVIOUS_COLUMNS]
-
-
 def _generation_marks(generations: Dict[str, int]) -> pa.Table:
     """A previous row per group that only says its latest generation number (no member, topic
     or partition: nothing is owned), for groups whose latest generation is empty."""
     n = len(generations)
     columns = {"group_id": pa.array(list(generations), type=pa.string()),
                "generation": pa.array(list(generations.values()), type=pa.int32())}
-    schema = arrow_schema(_previous_columns())
+    schema = arrow_schema(_PREVIOUS_TYPES)
     return pa.table([columns.get(f.name, pa.nulls(n, type=f.type)) for f in schema], schema=schema)

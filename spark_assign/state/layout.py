@@ -35,12 +35,12 @@ from typing import List, Tuple
 import pyarrow as pa
 
 from ..schema import STATE_COLUMNS
-from ..spark.inputs import ARROW_TYPES
+from ..spark import inputs
 
 __all__ = [
     "TABLE_COLUMNS", "PARTITION_COLUMN", "HEADS_DIR", "HEADS_COLUMNS", "FORMAT_VERSION",
     "APP_ID_PREFIX", "arrow_schema", "spark_ddl", "heads_ddl", "heads_path", "heads_name",
-    "fingerprint_columns",
+    "FILE_ORDER",
 ]
 
 PARTITION_COLUMN = "commit_version"
@@ -62,17 +62,18 @@ FORMAT_VERSION = "1"
 #: (plus the table's id) with version = the table version it writes: two
 #: writers that read the same version cannot both commit (see table.py).
 APP_ID_PREFIX = "spark-assign"
-
+#: Order of the rows within each data file (files hold ranges of groups).
+FILE_ORDER = ("group_id", "generation", "topic", "partition")
 
 
 def arrow_schema(columns: List[Tuple[str, str]] = TABLE_COLUMNS) -> pa.Schema:
     """Arrow schema of ``columns``; timestamps are UTC microseconds (Delta protocol 1/2, no timestampNtz)."""
-    return pa.schema([pa.field(n, ARROW_TYPES[t]) for n, t in columns])
+    return inputs.arrow_schema(columns)
 
 
 def spark_ddl(columns: List[Tuple[str, str]] = TABLE_COLUMNS) -> str:
     """Spark DDL of ``columns``."""
-    return ", ".join(f"`{n}` {t}" for n, t in columns)
+    return inputs.spark_ddl(columns)
 
 
 def heads_ddl() -> str:
@@ -87,11 +88,6 @@ def heads_name(version: int, tag: str) -> str:
 def heads_path(root: str, name: str) -> str:
     """Directory of the heads called ``name`` (see :func:`heads_name`)."""
     return f"{root.rstrip('/')}/{HEADS_DIR}/{name}"
-
-
-def fingerprint_columns() -> List[str]:
-    """Subscription fields that make up a group's input fingerprint (plus topic metadata and strategy)."""
-    return ["member_id", "topic", "group_instance_id", "rack", "owned_partitions", "generation"]
 
 
 def local_path(location: str) -> str:
@@ -112,4 +108,4 @@ def in_files(rows, num_files: int):
     """``rows`` laid out for ``num_files`` data files: ranges of groups, each file sorted by
     group, generation, topic and partition (one file: no range shuffle)."""
     spread = rows.coalesce(1) if num_files == 1 else rows.repartitionByRange(num_files, "group_id")
-    return spread.sortWithinPartitions("group_id", "generation", "topic", "partition")
+    return spread.sortWithinPartitions(*FILE_ORDER)

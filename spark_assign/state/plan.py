@@ -210,13 +210,18 @@ def _string(value: str) -> str:
     return f"CAST(X'{value.encode('utf-8').hex()}' AS STRING)"
 
 
+def _in_groups(ids: Sequence[str]) -> str:
+    """SQL: ``group_id`` is one of ``ids`` (Spark evaluates a long ``IN`` list as a hash set)."""
+    return f"group_id IN ({', '.join(_string(g) for g in ids)})"
+
+
 def only_groups(df: DataFrame, p: Plan, ids: Sequence[str]) -> DataFrame:
     """The rows of ``df`` of the groups ``ids``: an ``IN`` filter for a few thousand groups (one
     SQL expression, which Spark turns into a hash set; no job), a broadcast semi-join beyond."""
     if not ids:
         return df.where(F.lit(False))
     if len(ids) <= LITERAL_GROUPS:
-        return df.where(F.expr(f"group_id IN ({', '.join(_string(g) for g in ids)})"))
+        return df.where(F.expr(_in_groups(ids)))
     return df.join(F.broadcast(_ids_frame(df.sparkSession, ids)), "group_id", "left_semi")
 
 
@@ -279,7 +284,7 @@ def changed_heads(p: Plan, outcome: Outcome, version: int, strategy: str) -> pa.
 def new_heads(spark, heads: DataFrame, updated: pa.Table) -> DataFrame:
     """The next heads in Spark: ``heads`` of the groups not in ``updated``, then ``updated``."""
     ids = updated.column("group_id").to_pylist()
-    unchanged = heads.where(F.expr(f"NOT group_id IN ({', '.join(_string(g) for g in ids)})")) \
+    unchanged = heads.where(F.expr(f"NOT {_in_groups(ids)}")) \
         if 0 < len(ids) <= LITERAL_GROUPS else \
         heads.join(F.broadcast(_ids_frame(spark, ids)), "group_id", "left_anti")
     return unchanged.unionByName(spark.createDataFrame(updated, schema=spark_ddl(HEADS_COLUMNS)))
