@@ -20,6 +20,7 @@ __all__ = [
     "UnknownStrategyError",
     "StateTableError",
     "ConcurrentRebalanceError",
+    "CommitConflict",
 ]
 
 #: How many offending rows an error message shows.
@@ -99,3 +100,12 @@ class StateTableError(SparkAssignError):
 
 class ConcurrentRebalanceError(StateTableError):
     """Another writer kept committing to the state table; the bounded retries ran out."""
+
+
+class CommitConflict(StateTableError):
+    """Another writer committed the version this writer was about to write.
+
+    Raised by a state backend's compare-and-set commit; ``AssignmentTable``
+    catches it, re-plans against the new version and retries, and raises
+    :class:`ConcurrentRebalanceError` when its attempts run out.
+    """

@@ -22,8 +22,8 @@ import json
 import uuid
 from typing import Dict, Optional, Sequence
 
-from ..errors import StateTableError
-from .embedded import CommitConflict, Snapshot
+from ..errors import CommitConflict, StateTableError
+from .backend import Snapshot, Staged
 from .layout import FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, in_files, local_path, spark_ddl
 from .plan import Outcome, outcome_of
 
@@ -106,22 +106,23 @@ class DeltaSparkBackend:
             rows = rows.where(F.col("group_id") == group_id)
         return rows
 
-    def stage(self, rows, version: int, num_files: int):
-        """Nothing to write ahead: delta-spark writes and commits in one step. Returns the
+    def stage(self, rows, version: int, num_files: int) -> Staged:
+        """Nothing to write ahead: delta-spark writes and commits in one step. Stages the
         DataFrame to write and its :class:`~.plan.Outcome` (one job over the computed rows)."""
-        return in_files(rows, num_files), outcome_of(rows)
+        return Staged(version, in_files(rows, num_files), outcome_of(rows))
 
-    def stage_arrow(self, rows, version: int):
+    def stage_arrow(self, rows, version: int) -> Staged:
         """Like :meth:`stage`, for rows computed on the driver (an Arrow table): one file, and the
         outcome counted on the driver."""
         outcome = Outcome()
         outcome.add_arrow(rows)
-        return in_files(self.spark.createDataFrame(rows, schema=spark_ddl()), 1), outcome
+        return Staged(version, in_files(self.spark.createDataFrame(rows, schema=spark_ddl()), 1), outcome)
 
-    def commit(self, snap: Snapshot, staged, app_id: str, version: int, metadata: Dict[str, object]) -> None:
+    def commit(self, snap: Snapshot, staged: Staged, app_id: str, metadata: Dict[str, object]) -> None:
         attempt = uuid.uuid4().hex
+        version = staged.version
         meta = json.dumps({**metadata, "attempt": attempt})
-        writer = (staged.write.format("delta").mode("append")
+        writer = (staged.files.write.format("delta").mode("append")
                   .option("txnAppId", app_id).option("txnVersion", version).option("userMetadata", meta))
         try:
             writer.save(self.location) if self.is_path else writer.saveAsTable(self.location)
@@ -135,7 +136,7 @@ class DeltaSparkBackend:
         if not any(attempt in (r["userMetadata"] or "") for r in recent):
             raise CommitConflict(f"version {version} was written by another rebalance")
 
-    def discard(self, staged) -> None:
+    def discard(self, staged: Staged) -> None:
         """Nothing was written outside a commit."""
 
     def delete_before(self, snap: Snapshot, cutoffs, metadata: Dict[str, object]) -> Optional[int]:

@@ -25,21 +25,18 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..errors import InvalidInputError, StateTableError
+from ..errors import CommitConflict, InvalidInputError, StateTableError
+from .backend import Snapshot, Staged
 from .layout import FILE_ORDER, FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, in_files, local_path, spark_ddl
 from .plan import Outcome
 
-__all__ = ["EmbeddedBackend", "CommitConflict", "FileMeta", "Snapshot"]
+__all__ = ["EmbeddedBackend", "FileMeta"]
 
 #: Columns whose min/max/null counts go into each file's Delta statistics.
 STAT_COLUMNS = ("group_id", "generation", "member_id", "topic", "partition", "status")
 #: What each writing task reports: its file, and (JSON) the file's groups ``{group: [generation, pending]}``
 #: and rows per status, so that the driver needs no extra job for the heads and the summary.
 FILE_META_DDL = "path string, size long, mtime long, records long, stats string, groups string, statuses string"
-
-
-class CommitConflict(Exception):
-    """Another writer committed the version this writer was about to write."""
 
 
 class FileMeta(dict):
@@ -97,15 +94,8 @@ def _fault(point: str) -> None:
         os.kill(os.getpid(), 9)
 
 
-class Snapshot:
-    """A version of the table: ``version``, the table's id, and the engine's handle."""
-
-    def __init__(self, version: int, table_id: str, handle: object) -> None:
-        self.version, self.table_id, self.handle = version, table_id, handle
-
-
 class EmbeddedBackend:
-    """A state table at a filesystem path, committed with delta-rs."""
+    """A state table at a filesystem path, committed with delta-rs (a :class:`~.backend.StateBackend`)."""
 
     engine = "embedded"
 
@@ -225,49 +215,49 @@ class EmbeddedBackend:
 
     # ------------------------------------------------------------------ writes
 
-    def stage(self, rows, version: int, num_files: int) -> Tuple[List[FileMeta], Outcome]:
+    def stage(self, rows, version: int, num_files: int) -> Staged:
         """Write ``rows`` as data files of ``commit_version=version`` from Spark tasks (one job);
         the tasks also report what the files hold (:class:`~.plan.Outcome`)."""
         _fault("before-write")
         tag = uuid.uuid4().hex[:8]
         metas = in_files(rows, num_files).mapInArrow(write_task(self.root, version, tag), FILE_META_DDL).collect()
         _fault("after-write")
-        return self._staged([m.asDict() for m in metas])
+        return self._staged(version, [m.asDict() for m in metas])
 
-    def stage_arrow(self, rows: pa.Table, version: int) -> Tuple[List[FileMeta], Outcome]:
+    def stage_arrow(self, rows: pa.Table, version: int) -> Staged:
         """Write ``rows`` (computed on the driver) as one data file of ``commit_version=version``,
         from the driver, with the same writer as :meth:`stage`'s tasks."""
         _fault("before-write")
         rows = rows.sort_by([(c, "ascending") for c in FILE_ORDER])
         metas = write_task(self.root, version, uuid.uuid4().hex[:8])(iter(rows.to_batches()))
         _fault("after-write")
-        return self._staged([m for batch in metas for m in batch.to_pylist()])
+        return self._staged(version, [m for batch in metas for m in batch.to_pylist()])
 
     @staticmethod
-    def _staged(metas: List[dict]) -> Tuple[List[FileMeta], Outcome]:
+    def _staged(version: int, metas: List[dict]) -> Staged:
         """The files the writers report, and the :class:`~.plan.Outcome` they hold together."""
         outcome = Outcome()
         files = []
         for meta in metas:
             outcome.add_json(meta.pop("groups"), meta.pop("statuses"))
             files.append(FileMeta(meta))
-        return files, outcome
+        return Staged(version, files, outcome)
 
-    def commit(self, snap: Snapshot, files: List[FileMeta], app_id: str, version: int,
-               metadata: Dict[str, object]) -> None:
-        """Commit ``files`` as exactly ``version`` (= snapshot + 1), or raise :class:`CommitConflict`."""
+    def commit(self, snap: Snapshot, staged: Staged, app_id: str, metadata: Dict[str, object]) -> None:
+        """Commit the staged files as exactly ``snap.version + 1``, or raise :class:`CommitConflict`."""
         from deltalake import CommitProperties, Transaction
         from deltalake.exceptions import CommitFailedError
         from deltalake.transaction import AddAction
 
         dt = snap.handle
+        version = staged.version
         if version != snap.version + 1:
             raise ValueError("a commit must follow its snapshot")
         taken = dt.transaction_version(app_id)
         if taken is not None and taken >= version:
             raise CommitConflict(f"version {version} was already written by another rebalance")
         adds = [AddAction(path=f["path"], size=int(f["size"]), partition_values={PARTITION_COLUMN: str(version)},
-                          modification_time=int(f["mtime"]), data_change=True, stats=f["stats"]) for f in files]
+                          modification_time=int(f["mtime"]), data_change=True, stats=f["stats"]) for f in staged.files]
         props = CommitProperties(
             max_commit_retries=0,
             custom_metadata={k: v if isinstance(v, str) else json.dumps(v) for k, v in metadata.items()},
@@ -280,9 +270,9 @@ class EmbeddedBackend:
             raise CommitConflict(str(e)) from e
         _fault("after-commit")
 
-    def discard(self, files: List[FileMeta]) -> None:
+    def discard(self, staged: Staged) -> None:
         """Delete files of an attempt that was not committed (best effort)."""
-        for f in files:
+        for f in staged.files:
             try:
                 os.remove(self._uri(f["path"]))
             except OSError:

@@ -24,7 +24,8 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ..spark.dataframe import assign_frame, assign_local
-from .embedded import EmbeddedBackend, Snapshot
+from .backend import Snapshot
+from .embedded import EmbeddedBackend
 from .layout import PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, spark_ddl
 from .plan import Plan, only_groups, only_heads, with_fingerprints
 

@@ -38,10 +38,11 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ..core import get_strategy
-from ..errors import ConcurrentRebalanceError, InvalidInputError
+from ..errors import CommitConflict, ConcurrentRebalanceError, InvalidInputError
 from ..spark.inputs import local_frame, subscription_columns, topics_frame
 from ..spark.session import has_delta_spark
-from .embedded import CommitConflict, EmbeddedBackend, Snapshot
+from .backend import Snapshot
+from .embedded import EmbeddedBackend
 from .generation import rows_in_driver, rows_in_spark
 from .layout import (APP_ID_PREFIX, FORMAT_VERSION, HEADS_COLUMNS, HEADS_DIR, PARTITION_COLUMN, heads_ddl,
                      heads_name, heads_path, spark_ddl)
@@ -220,19 +221,18 @@ class AssignmentTable:
                     reuse = (computed, todo) if isinstance(computed, DataFrame) else None
                     continue
             if isinstance(computed, pa.Table):
-                staged, outcome = self._backend.stage_arrow(computed, version)
+                staged = self._backend.stage_arrow(computed, version)
                 rows = self.spark.createDataFrame(computed, schema=spark_ddl())
             else:
                 rows = computed
-                staged, outcome = self._backend.stage(rows, version,
-                                                      num_files or self._parts_for(todo.rows, ROWS_PER_FILE))
-            summary = _summary(outcome, todo, attempt)
+                staged = self._backend.stage(rows, version, num_files or self._parts_for(todo.rows, ROWS_PER_FILE))
+            summary = _summary(staged.outcome, todo, attempt)
             name = heads_name(version, uuid.uuid4().hex[:12])   # this attempt's own heads
-            self._write_heads(snap, heads, name, changed_heads(todo, outcome, version, chosen.name))
+            self._write_heads(snap, heads, name, changed_heads(todo, staged.outcome, version, chosen.name))
             metadata = {"spark_assign": {"format": FORMAT_VERSION, "operation": "rebalance",
                                          "strategy": chosen.name, "heads": name, **summary}}
             try:
-                self._backend.commit(snap, staged, f"{APP_ID_PREFIX}-{snap.table_id}", version, metadata)
+                self._backend.commit(snap, staged, f"{APP_ID_PREFIX}-{snap.table_id}", metadata)
             except CommitConflict:
                 self._backend.discard(staged)
                 self._remove_heads(name)

@@ -12,7 +12,10 @@ import os
 import pytest
 from deltalake import DeltaTable
 
-from spark_assign.state.embedded import CommitConflict, EmbeddedBackend
+from spark_assign.errors import CommitConflict
+from spark_assign.state.backend import Staged
+from spark_assign.state.embedded import EmbeddedBackend
+from spark_assign.state.plan import Outcome
 from spark_assign.state.layout import APP_ID_PREFIX
 
 ROUNDS, WRITERS = 40, 3
@@ -24,7 +27,7 @@ def _writer(path, barrier, results, who):
         snap = backend.snapshot()
         barrier.wait()
         try:
-            backend.commit(snap, [], f"{APP_ID_PREFIX}-{snap.table_id}", snap.version + 1,
+            backend.commit(snap, Staged(snap.version + 1, [], Outcome()), f"{APP_ID_PREFIX}-{snap.table_id}",
                            {"spark_assign": {"writer": who, "round": round_}})
             results.put((round_, who, snap.version + 1, "won"))
         except CommitConflict:
@@ -60,7 +63,7 @@ def test_a_taken_version_is_refused_even_without_a_race(tmp_path):
     backend.create("test")
     stale = backend.snapshot()
     app = f"{APP_ID_PREFIX}-{stale.table_id}"
-    backend.commit(backend.snapshot(), [], app, 1, {"spark_assign": "first"})
+    backend.commit(backend.snapshot(), Staged(1, [], Outcome()), app, {"spark_assign": "first"})
     with pytest.raises(CommitConflict):
-        backend.commit(stale, [], app, 1, {"spark_assign": "second"})
+        backend.commit(stale, Staged(1, [], Outcome()), app, {"spark_assign": "second"})
     assert DeltaTable(path).version() == 1 and os.path.isdir(path)

@@ -1,0 +1,152 @@
+"""The state backend contract: what :class:`~spark_assign.AssignmentTable` needs from a Delta engine.
+
+Two engines implement it completely (see :func:`backend_for`):
+
+* :class:`~.embedded.EmbeddedBackend` (``"embedded"``): Spark tasks write the
+  Parquet files, delta-rs commits them from the driver;
+* :class:`~.deltaspark.DeltaSparkBackend` (``"delta-spark"``): the Delta
+  connector in the session reads, writes and commits.
+
+The table logic (plan, compute, stage, heads, commit, see :mod:`.table`)
+talks to a backend only through :class:`StateBackend`, so a guarantee proven
+for one engine by the contract suite (``tests/state``) is the same code path
+on the other. The rules every implementation keeps:
+
+* **Compare-and-set.** :meth:`StateBackend.commit` writes exactly version
+  ``snap.version + 1`` or raises :class:`~spark_assign.errors.CommitConflict`;
+  of two writers that read the same version, at most one lands. Both engines
+  record an application transaction (``app_id``, version) with the commit, so
+  each sees the other's claim on a version.
+* **Nothing visible before the commit.** :meth:`StateBackend.stage` may write
+  files, but only into the version's own partition directory and under new
+  names; readers see them only once the commit names them.
+  :meth:`StateBackend.discard` deletes them (best effort; ``vacuum`` gets any
+  left by a crash).
+* **Conflicts by type.** Commit races are recognised by the engine's
+  exception types (delta-rs's ``CommitFailedError``, delta-spark's
+  ``Concurrent*Exception`` family), never by message text.
+* **No session side effects.** A backend changes no session-wide setting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Protocol, Sequence, runtime_checkable
+
+import pyarrow as pa
+from pyspark.sql import DataFrame
+
+from .plan import Outcome
+
+__all__ = ["Snapshot", "Staged", "StateBackend", "ENGINES"]
+
+#: The engine names ``AssignmentTable(engine=...)`` accepts.
+ENGINES = ("embedded", "delta-spark")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One version of a state table.
+
+    ``version``: the Delta version; ``table_id``: the table's own id (its
+    ``spark_assign.table_id`` property, else Delta's table id), which names the
+    application transaction of its writers; ``handle``: whatever the engine
+    needs to read exactly this version again (delta-rs's ``DeltaTable``, or
+    None).
+    """
+
+    version: int
+    table_id: str
+    handle: Any = None
+
+
+@dataclass
+class Staged:
+    """A generation ready to commit as ``version``.
+
+    ``files``: what the engine wrote ahead of the commit (embedded: the data
+    files' metadata), or what it will write in the commit (delta-spark: the
+    DataFrame of rows); ``outcome``: what the rows hold per group, and the
+    counts per status, for the heads and the summary.
+    """
+
+    version: int
+    files: Any
+    outcome: Outcome
+
+
+@runtime_checkable
+class StateBackend(Protocol):
+    """A Delta engine for state tables. Every method is required; see the module's rules."""
+
+    #: ``"embedded"`` or ``"delta-spark"``.
+    engine: str
+    #: The session reads and jobs run in.
+    spark: Any
+
+    @property
+    def root(self) -> str:
+        """The table's directory: a local path or a URI (heads live beside its ``_delta_log``)."""
+        ...
+
+    def exists(self) -> bool:
+        """Whether a Delta table is there (an empty or missing directory is not one)."""
+        ...
+
+    def create(self, description: str) -> None:
+        """Create the empty table (version 0) with the state schema, unless another writer just did."""
+        ...
+
+    def snapshot(self, version: Optional[int] = None) -> Snapshot:
+        """The latest version, or ``version``; :class:`~spark_assign.errors.StateTableError` when unreadable."""
+        ...
+
+    def check(self, snap: Snapshot) -> None:
+        """Raise :class:`~spark_assign.errors.StateTableError` unless ``snap`` is a state table this engine can use."""
+        ...
+
+    def read(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None,
+             group_id: Optional[str] = None) -> DataFrame:
+        """Rows of ``snap``, as a DataFrame of the table's columns: all, those in some
+        ``commit_version`` partitions, or one group's. Lazy: no job."""
+        ...
+
+    def read_arrow(self, snap: Snapshot, commit_versions: Sequence[int], group_ids: Sequence[str],
+                   columns: Sequence[str]) -> pa.Table:
+        """``columns`` of the groups ``group_ids`` in some ``commit_version`` partitions, on the
+        driver: for the few groups of a small rebalance."""
+        ...
+
+    def stage(self, rows: DataFrame, version: int, num_files: int) -> Staged:
+        """Make ``rows`` (computed by Spark) ready to commit as ``version``, in ``num_files`` files."""
+        ...
+
+    def stage_arrow(self, rows: pa.Table, version: int) -> Staged:
+        """:meth:`stage` for rows computed on the driver."""
+        ...
+
+    def commit(self, snap: Snapshot, staged: Staged, app_id: str, metadata: Dict[str, object]) -> None:
+        """Commit ``staged`` as exactly ``snap.version + 1`` with ``metadata`` in the commit's
+        info, or raise :class:`~spark_assign.errors.CommitConflict` (nothing committed)."""
+        ...
+
+    def discard(self, staged: Staged) -> None:
+        """Delete what :meth:`stage` wrote for a commit that did not land (best effort)."""
+        ...
+
+    def delete_before(self, snap: Snapshot, cutoffs: DataFrame, metadata: Dict[str, object]) -> Optional[int]:
+        """Delete rows with ``generation <= cutoff`` of their group (``cutoffs``: ``group_id,
+        cutoff``) in one commit; its version, or None when nothing matched."""
+        ...
+
+    def vacuum(self, retention_hours: int) -> int:
+        """Delta ``VACUUM`` with the retention check on; the number of files deleted."""
+        ...
+
+    def commit_metadata(self, version: int) -> Optional[Dict[str, Any]]:
+        """The ``spark_assign`` metadata of the commit of ``version``, or None (not ours, or gone)."""
+        ...
+
+    def history(self, limit: Optional[int] = None) -> List[Dict[str, Any]]:
+        """The table's commits, newest first, as dicts (``version``, ``timestamp``, ``operation``, ...)."""
+        ...
