@@ -145,19 +145,22 @@ PREVIOUS_COLUMNS = [
 
 
 def previous_frame(spark, previous: Any) -> Optional[DataFrame]:
-    """``previous`` (None, a DataFrame, a table name, a Delta path or an AssignmentTable) as a DataFrame."""
+    """``previous`` as a DataFrame: None, a DataFrame, anything with a public ``latest()`` that
+    returns one (an ``AssignmentTable``: only its latest generation is read), or a catalog table
+    name or Delta path (read whole: the latest generation of each group is picked during the
+    assignment)."""
     if previous is None:
         return None
     latest = getattr(previous, "latest", None)
     if callable(latest) and not isinstance(previous, DataFrame):
-        previous = latest()                       # an AssignmentTable
-    elif isinstance(previous, str):
-        from ..state import read_table
+        previous = latest()
+    elif isinstance(previous, str) and previous:
+        from .delta import read_delta
 
-        previous = read_table(spark, previous)
+        previous = read_delta(spark, previous)
     if not isinstance(previous, DataFrame):
         raise InvalidInputError(
-            "previous must be None, a DataFrame, a table name, a Delta path or an AssignmentTable, "
-            f"got {type(previous).__name__}", column="previous")
+            "previous must be None, a DataFrame, an object with a latest() method returning one (such as an "
+            f"AssignmentTable), a table name or a Delta path; got {type(previous).__name__}", column="previous")
     check_columns(previous, "previous", PREVIOUS_COLUMNS)
     return previous

@@ -14,11 +14,10 @@ again replaces the same definitions, so it is idempotent):
   default partitioner and its hash, byte-exact, vectorized (SQL functions with
   typed parameters over Arrow UDFs registered as ``_spark_assign_kafka_*``).
 
-Generations in Delta from SQL (:mod:`.sql_state`): :func:`state_views` makes
-temporary views over an ``AssignmentTable`` and :func:`rebalance` commits the
-next generation from SQL views; :func:`run_script` runs ``sql/`` scripts, with
-``CALL spark_assign.rebalance(...)`` / ``CALL spark_assign.views(...)`` as
-statements for those two.
+:func:`run_script` runs ``sql/`` scripts. Generations in Delta from SQL
+(``CALL spark_assign.rebalance(...)``, views over a state table) are the state
+layer's: :mod:`spark_assign.state.sql`, whose ``run_script`` runs those
+statements too.
 
 The table functions take one row per member and subscribed topic with the
 topic's partition count (Kafka's subscription as the group leader sees it):
@@ -33,17 +32,20 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, List, Mapping, Optional, Union
+from typing import Any, Callable, List, Mapping, Optional, Union
 
 from pyspark.util import PythonEvalType
 
 from ..errors import InvalidInputError
 from .sql_kafka import SQL_FUNCTIONS, udfs
-from .sql_state import call_statement, rebalance, state_views
 from .sql_table import TABLE_FUNCTIONS
 
 __all__ = ["register", "TABLE_FUNCTION_NAMES", "SCALAR_FUNCTION_NAMES", "split_statements", "run_script",
-           "state_views", "rebalance"]
+           "Procedures"]
+
+#: Runs the statements it knows (e.g. ``CALL spark_assign.rebalance(...)``) and returns their
+#: result, or None for a statement that is not one of them (it then goes to ``spark.sql``).
+Procedures = Callable[[Any, str], Optional[Any]]
 
 #: The table functions ``register`` adds.
 TABLE_FUNCTION_NAMES: List[str] = list(TABLE_FUNCTIONS)
@@ -124,7 +126,7 @@ _PARAM = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def run_script(spark: Any, script: Union[str, Path], params: Optional[Mapping[str, str]] = None,
-               collect: bool = False) -> List[Any]:
+               collect: bool = False, procedures: Optional[Procedures] = None) -> List[Any]:
     """Run every statement of a SQL script (a ``pathlib.Path``, or the text itself); returns one DataFrame each.
 
     Example::
@@ -132,7 +134,7 @@ def run_script(spark: Any, script: Union[str, Path], params: Optional[Mapping[st
         from pathlib import Path
         from spark_assign.spark.sql import run_script
 
-        frames = run_script(spark, Path("sql/06_delta_generations.sql"), params={"state": "/data/fleet_state"})
+        frames = run_script(spark, Path("sql/03_one_shot_assignment.sql"))
         frames[-1].show()
 
     Statements run in order with ``spark.sql``; commands (``CREATE``, ``CACHE``...)
@@ -140,9 +142,9 @@ def run_script(spark: Any, script: Union[str, Path], params: Optional[Mapping[st
     ``${name}`` is replaced by ``params[name]`` first, as is (names not in
     ``params`` are left for Spark's own variable substitution); quote values
     in the script, and pass values that need no escaping there.
-    ``CALL spark_assign.rebalance(...)`` and ``CALL spark_assign.views(...)``
-    run the Delta bridge of :mod:`spark_assign.spark.sql_state` and return
-    its summary.
+    ``procedures`` runs the statements it recognises instead of ``spark.sql``:
+    :func:`spark_assign.state.sql.run_script` passes the Delta bridge's, for
+    ``CALL spark_assign.rebalance(...)`` and ``CALL spark_assign.views(...)``.
     ``collect=True`` returns each statement's rows instead, collected before
     the next statement runs (later statements may replace the views a query
     reads, and a Spark Connect DataFrame resolves its views when it runs).
@@ -155,7 +157,7 @@ def run_script(spark: Any, script: Union[str, Path], params: Optional[Mapping[st
         text = _PARAM.sub(lambda m: str(params[m.group(1)]) if m.group(1) in params else m.group(0), text)
     frames = []
     for statement in split_statements(text):
-        called = call_statement(spark, statement)
+        called = procedures(spark, statement) if procedures is not None else None
         frame = called if called is not None else spark.sql(statement)
         frames.append(frame.collect() if collect else frame)
     return frames

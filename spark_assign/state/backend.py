@@ -38,10 +38,18 @@ from pyspark.sql import DataFrame
 
 from .plan import Outcome
 
-__all__ = ["Snapshot", "Staged", "StateBackend", "ENGINES"]
+__all__ = ["Snapshot", "Staged", "StateBackend", "ENGINES", "commit_entry"]
 
 #: The engine names ``AssignmentTable(engine=...)`` accepts.
 ENGINES = ("embedded", "delta-spark")
+
+
+def commit_entry(version: int, timestamp_ms: Optional[int], operation: Optional[str],
+                 spark_assign: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+    """One commit of a table's history, the same on both engines: its ``version``, ``timestamp``
+    (milliseconds since the epoch, UTC), Delta ``operation`` (``WRITE``, ``MERGE``, ...) and
+    ``spark_assign``, the metadata spark-assign wrote with it (None for another tool's commit)."""
+    return {"version": int(version), "timestamp": timestamp_ms, "operation": operation, "spark_assign": spark_assign}
 
 
 @dataclass(frozen=True)
@@ -148,5 +156,5 @@ class StateBackend(Protocol):
         ...
 
     def history(self, limit: Optional[int] = None) -> List[Dict[str, Any]]:
-        """The table's commits, newest first, as dicts (``version``, ``timestamp``, ``operation``, ...)."""
+        """The table's commits, newest first: one :func:`commit_entry` each."""
         ...

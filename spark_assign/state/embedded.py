@@ -19,14 +19,14 @@ import os
 import re
 import time
 import uuid
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..errors import CommitConflict, InvalidInputError, StateTableError
-from .backend import Snapshot, Staged
+from .backend import Snapshot, Staged, commit_entry
 from .layout import FILE_ORDER, FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, in_files, local_path, spark_ddl
 from .plan import Outcome
 
@@ -86,12 +86,6 @@ def write_task(root: str, version: int, tag: str):
                                           "groups": [json.dumps(report.groups)],
                                           "statuses": [json.dumps(report.counts)]})
     return run
-
-
-def _fault(point: str) -> None:
-    """Test hook: ``SPARK_ASSIGN_FAULT=<point>`` kills this process there (crash-safety tests)."""
-    if os.environ.get("SPARK_ASSIGN_FAULT") == point:
-        os.kill(os.getpid(), 9)
 
 
 class EmbeddedBackend:
@@ -218,19 +212,15 @@ class EmbeddedBackend:
     def stage(self, rows, version: int, num_files: int) -> Staged:
         """Write ``rows`` as data files of ``commit_version=version`` from Spark tasks (one job);
         the tasks also report what the files hold (:class:`~.plan.Outcome`)."""
-        _fault("before-write")
         tag = uuid.uuid4().hex[:8]
         metas = in_files(rows, num_files).mapInArrow(write_task(self.root, version, tag), FILE_META_DDL).collect()
-        _fault("after-write")
         return self._staged(version, [m.asDict() for m in metas])
 
     def stage_arrow(self, rows: pa.Table, version: int) -> Staged:
         """Write ``rows`` (computed on the driver) as one data file of ``commit_version=version``,
         from the driver, with the same writer as :meth:`stage`'s tasks."""
-        _fault("before-write")
         rows = rows.sort_by([(c, "ascending") for c in FILE_ORDER])
         metas = write_task(self.root, version, uuid.uuid4().hex[:8])(iter(rows.to_batches()))
-        _fault("after-write")
         return self._staged(version, [m for batch in metas for m in batch.to_pylist()])
 
     @staticmethod
@@ -262,13 +252,11 @@ class EmbeddedBackend:
             max_commit_retries=0,
             custom_metadata={k: v if isinstance(v, str) else json.dumps(v) for k, v in metadata.items()},
             app_transactions=[Transaction(app_id, version, int(time.time() * 1000))])
-        _fault("before-commit")
         try:
             dt.create_write_transaction(adds, "append", arrow_schema(), partition_by=[PARTITION_COLUMN],
                                         commit_properties=props)
         except CommitFailedError as e:
             raise CommitConflict(str(e)) from e
-        _fault("after-commit")
 
     def discard(self, staged: Staged) -> None:
         """Delete files of an attempt that was not committed (best effort)."""
@@ -330,4 +318,14 @@ class EmbeddedBackend:
         return None
 
     def history(self, limit: Optional[int] = None) -> List[dict]:
-        return self.snapshot().handle.history(limit)
+        """The table's commits, newest first (see :func:`~.backend.commit_entry`)."""
+        entries = []
+        for info in self.snapshot().handle.history(limit):
+            meta = info.get("spark_assign")
+            try:
+                meta = json.loads(meta) if isinstance(meta, str) else meta
+            except ValueError:
+                meta = None
+            entries.append(commit_entry(info.get("version", 0), info.get("timestamp"), info.get("operation"),
+                                        meta if isinstance(meta, dict) else None))
+        return entries

@@ -30,7 +30,8 @@ scanning the table once.
 from __future__ import annotations
 
 import os
-from typing import List, Tuple
+import re
+from typing import List, Optional, Tuple
 
 import pyarrow as pa
 
@@ -40,7 +41,7 @@ from ..spark import inputs
 __all__ = [
     "TABLE_COLUMNS", "PARTITION_COLUMN", "HEADS_DIR", "HEADS_COLUMNS", "FORMAT_VERSION",
     "APP_ID_PREFIX", "arrow_schema", "spark_ddl", "heads_ddl", "heads_path", "heads_name",
-    "FILE_ORDER",
+    "FILE_ORDER", "local_path", "local_dir", "in_files",
 ]
 
 PARTITION_COLUMN = "commit_version"
@@ -102,6 +103,20 @@ def local_path(location: str) -> str:
     if location.startswith("file:"):
         return os.path.abspath(unquote(urlparse(location).path))
     return os.path.abspath(location)
+
+
+def local_dir(location: str) -> Optional[str]:
+    """``location`` as an absolute local path when it is on the local filesystem (a plain path
+    or a ``file:`` URI), else None (``s3://...``, ``abfss://...``: written through Spark only).
+
+    Example::
+
+        local_dir("file:///tmp/state") == "/tmp/state" and local_dir("s3://bucket/state") is None
+    """
+    scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]+):", location)
+    if scheme and scheme.group(1).lower() != "file" and len(scheme.group(1)) > 1:   # C: is a drive
+        return None
+    return local_path(location)
 
 
 def in_files(rows, num_files: int):

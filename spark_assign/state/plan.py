@@ -13,23 +13,18 @@ in Spark jobs:
 * :class:`Outcome` is what the written generation holds per group (its new
   generation, a pending transfer) and the status counts; the embedded
   engine's file-writing tasks report it, so it costs no job of its own;
-* :func:`changed_heads` builds the changed groups' heads on the driver; the next
-  heads are the old heads of the other groups plus those, one small file,
-  written by the driver with Arrow for a local table
-  (:func:`write_heads_locally`, no Spark job) or by Spark (:func:`new_heads`).
+* the heads the next version gets from the plan and the outcome are built in
+  :mod:`.heads`.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import uuid
 from dataclasses import dataclass, field
 from typing import Dict, Mapping, Optional, Sequence, Tuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
@@ -37,10 +32,10 @@ from ..errors import InvalidInputError
 from ..schema import STATUSES
 from ..spark.inputs import local_frame
 from ..spark.wire import with_topic_metadata
-from .layout import HEADS_COLUMNS, PARTITION_COLUMN, arrow_schema, spark_ddl
+from .layout import PARTITION_COLUMN
 
-__all__ = ["ChangedGroup", "Plan", "Outcome", "plan", "outcome_of", "only_groups",
-           "only_heads", "with_fingerprints", "changed_heads", "new_heads", "write_heads_locally"]
+__all__ = ["ChangedGroup", "Plan", "Outcome", "plan", "outcome_of", "only_groups", "only_heads",
+           "with_fingerprints", "in_groups", "ids_frame", "LITERAL_GROUPS"]
 
 
 #: Up to this many groups, selecting them is an ``IN`` list in the query plan, which Spark
@@ -201,7 +196,8 @@ _HALVES = [(1, "{} & 4294967295"), (1, "shiftrightunsigned({}, 32)"),
            (2, "{} & 4294967295"), (2, "shiftrightunsigned({}, 32)")]
 
 
-def _ids_frame(spark, ids: Sequence[str]) -> DataFrame:
+def ids_frame(spark, ids: Sequence[str]) -> DataFrame:
+    """``ids`` as a one-column local relation ``group_id`` (joined or broadcast without a job)."""
     return local_frame(spark, [("group_id", "string")], {"group_id": list(ids)})
 
 
@@ -210,7 +206,7 @@ def _string(value: str) -> str:
     return f"CAST(X'{value.encode('utf-8').hex()}' AS STRING)"
 
 
-def _in_groups(ids: Sequence[str]) -> str:
+def in_groups(ids: Sequence[str]) -> str:
     """SQL: ``group_id`` is one of ``ids`` (Spark evaluates a long ``IN`` list as a hash set)."""
     return f"group_id IN ({', '.join(_string(g) for g in ids)})"
 
@@ -221,8 +217,8 @@ def only_groups(df: DataFrame, p: Plan, ids: Sequence[str]) -> DataFrame:
     if not ids:
         return df.where(F.lit(False))
     if len(ids) <= LITERAL_GROUPS:
-        return df.where(F.expr(_in_groups(ids)))
-    return df.join(F.broadcast(_ids_frame(df.sparkSession, ids)), "group_id", "left_semi")
+        return df.where(F.expr(in_groups(ids)))
+    return df.join(F.broadcast(ids_frame(df.sparkSession, ids)), "group_id", "left_semi")
 
 
 def only_heads(df: DataFrame, p: Plan, ids: Sequence[str]) -> DataFrame:
@@ -258,49 +254,3 @@ def outcome_of(rows: DataFrame) -> Outcome:
     for r in per_group:
         out.add({r["group_id"]: (r["generation"], r["pending"])}, {s: r[s] or 0 for s in STATUSES})
     return out
-
-
-def changed_heads(p: Plan, outcome: Outcome, version: int, strategy: str) -> pa.Table:
-    """The changed groups' heads at ``version`` (Arrow, built on the driver).
-
-    A changed group that got no rows (no subscribed topic has partitions any
-    more) keeps its generation number and is marked ``empty`` at ``version``:
-    ``latest()`` shows nothing for it, and its next generation follows that
-    number. Its fingerprint is recorded, so the same input stays a no-op.
-    """
-    data: Dict[str, list] = {n: [] for n, _ in HEADS_COLUMNS}
-    for g, c in p.changed.items():
-        written = outcome.groups.get(g)
-        data["group_id"].append(g)
-        data["generation"].append(written[0] if written else (c.generation or 0))
-        data[PARTITION_COLUMN].append(version)
-        data["strategy"].append(strategy)
-        data["input_fingerprint"].append(c.fingerprint)
-        data["pending"].append(bool(written and written[1]))
-        data["empty"].append(written is None)
-    return pa.table(data, schema=arrow_schema(HEADS_COLUMNS))
-
-
-def new_heads(spark, heads: DataFrame, updated: pa.Table) -> DataFrame:
-    """The next heads in Spark: ``heads`` of the groups not in ``updated``, then ``updated``."""
-    ids = updated.column("group_id").to_pylist()
-    unchanged = heads.where(F.expr(f"NOT {_in_groups(ids)}")) \
-        if 0 < len(ids) <= LITERAL_GROUPS else \
-        heads.join(F.broadcast(_ids_frame(spark, ids)), "group_id", "left_anti")
-    return unchanged.unionByName(spark.createDataFrame(updated, schema=spark_ddl(HEADS_COLUMNS)))
-
-
-def write_heads_locally(old: Optional[str], new: str, updated: pa.Table) -> None:
-    """The next heads, written by the driver with Arrow (tables on a local filesystem): the heads
-    directory ``old`` (None: no heads yet) without the groups of ``updated``, then ``updated``,
-    as one Parquet file in the new directory ``new``. No Spark job; Spark reads it as any heads."""
-    parts = []
-    if old is not None:
-        before = pq.read_table(old, schema=arrow_schema(HEADS_COLUMNS))
-        moved = pc.is_in(before.column("group_id"), value_set=updated.column("group_id"))
-        parts.append(before.filter(pc.invert(moved)))
-    parts.append(updated)
-    os.makedirs(new, exist_ok=True)
-    temp = os.path.join(new, f".part-{uuid.uuid4().hex}.parquet")        # hidden from readers until renamed
-    pq.write_table(pa.concat_tables(parts), temp, compression="snappy")
-    os.replace(temp, os.path.join(new, f"part-00000-{uuid.uuid4().hex}.snappy.parquet"))

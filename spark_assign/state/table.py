@@ -27,11 +27,10 @@ column and rows, and the table stays at N.
 from __future__ import annotations
 
 import os
-import shutil
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Union
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
@@ -39,16 +38,16 @@ from pyspark.sql import functions as F
 
 from ..core import get_strategy
 from ..errors import CommitConflict, ConcurrentRebalanceError, InvalidInputError
-from ..spark.inputs import local_frame, subscription_columns, topics_frame
+from ..spark.inputs import subscription_columns, topics_frame
 from ..spark.session import has_delta_spark
-from .backend import Snapshot
+from .backend import ENGINES, Snapshot, Staged, StateBackend
 from .embedded import EmbeddedBackend
 from .generation import rows_in_driver, rows_in_spark
-from .layout import (APP_ID_PREFIX, FORMAT_VERSION, HEADS_COLUMNS, HEADS_DIR, PARTITION_COLUMN, heads_ddl,
-                     heads_name, heads_path, spark_ddl)
-from .plan import Outcome, Plan, changed_heads, new_heads, plan, write_heads_locally
+from .heads import changed_heads, heads_at, heads_name_at, remove_heads, sweep_heads, write_heads
+from .layout import APP_ID_PREFIX, FORMAT_VERSION, PARTITION_COLUMN, heads_name, spark_ddl
+from .plan import Outcome, Plan, plan
 
-__all__ = ["AssignmentTable", "Rebalance"]
+__all__ = ["AssignmentTable", "Rebalance", "TableState"]
 
 #: Rows per data file a rebalance aims at (a few MB of Parquet).
 ROWS_PER_FILE = 1_000_000
@@ -61,8 +60,9 @@ ROWS_PER_TASK = 20_000
 #: workers, and (embedded engine) the driver writes the one data file. The usual incremental
 #: rebalance, a few groups changed, goes this way.
 LOCAL_ROWS = 100_000
-#: Prune commits in a row followed back to the heads they keep (more: the heads are rebuilt by a scan).
-PRUNES_FOLLOWED = 100
+#: Test hook: ``SPARK_ASSIGN_FAULT=<point>`` kills the rebalancing process at that point of
+#: every attempt (the crash-safety tests): before and after staging, before and after the commit.
+FAULT_POINTS = ("before-write", "after-write", "before-commit", "after-commit")
 
 Topics = Union[Mapping[str, int], DataFrame]
 
@@ -80,6 +80,36 @@ class Rebalance:
     rows: DataFrame
     version: Optional[int]
     summary: Dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TableState:
+    """The table at one version: ``latest`` (every group's latest generation) and ``rows``
+    (every generation of every group), both read at ``version``."""
+
+    version: int
+    latest: DataFrame
+    rows: DataFrame
+
+
+@dataclass(frozen=True)
+class _Request:
+    """A rebalance's checked inputs: the subscriptions (with ``group_id``), the topics as given
+    and as a DataFrame, the strategy's name, the data files wanted, and the topics as a checked
+    dict when given so (the plan and the driver path use it as a constant)."""
+
+    subscriptions: DataFrame
+    topics: Topics
+    topic_df: DataFrame
+    strategy: str
+    num_files: Optional[int]
+    topic_counts: Optional[Mapping[str, int]]
+
+
+def fault(point: str) -> None:
+    """Kill this process at ``point`` when ``SPARK_ASSIGN_FAULT`` names it (see :data:`FAULT_POINTS`)."""
+    if os.environ.get("SPARK_ASSIGN_FAULT") == point:
+        os.kill(os.getpid(), 9)
 
 
 class AssignmentTable:
@@ -108,15 +138,16 @@ class AssignmentTable:
     def __init__(self, spark, location: str, engine: Optional[str] = None) -> None:
         if not isinstance(location, str) or not location:
             raise InvalidInputError(f"location must be a path or a table name, got {location!r}", column="location")
-        if engine not in (None, "embedded", "delta-spark"):
-            raise InvalidInputError(f"engine must be 'embedded' or 'delta-spark', got {engine!r}", column="engine")
+        if engine is not None and engine not in ENGINES:
+            raise InvalidInputError(f"engine must be one of {', '.join(map(repr, ENGINES))} or None, got {engine!r}",
+                                    column="engine")
         self.spark = spark
         self.location = location
-        use_delta_spark = engine == "delta-spark" or (engine is None and has_delta_spark(spark))
-        if use_delta_spark:
+        self._backend: StateBackend
+        if engine == "delta-spark" or (engine is None and has_delta_spark(spark)):
             from .deltaspark import DeltaSparkBackend
 
-            self._backend: Any = DeltaSparkBackend(spark, location)
+            self._backend = DeltaSparkBackend(spark, location)
         else:
             self._backend = EmbeddedBackend(spark, self._path_of(spark, location))
 
@@ -177,83 +208,102 @@ class AssignmentTable:
         Rebalance
             The new rows, the committed version (None when nothing changed) and counts.
         """
-        chosen = get_strategy(strategy)
-        if not isinstance(force, bool):
-            raise InvalidInputError(f"force must be True or False, got {force!r}", column="force")
-        if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
-            raise InvalidInputError(f"max_attempts must be a positive integer, got {max_attempts!r}",
-                                    column="max_attempts")
-        if "group_id" not in subscriptions.columns:
-            subscriptions = subscriptions.withColumn("group_id", F.lit("default"))
-        subscription_columns(subscriptions)                         # schema check, before any job
-        topic_df = topics_frame(self.spark, topics)
-        if num_files is not None and (isinstance(num_files, bool) or not isinstance(num_files, int) or num_files < 1):
-            raise InvalidInputError(f"num_files must be a positive integer, got {num_files!r}", column="num_files")
+        request = self._request(subscriptions, topics, strategy, num_files, max_attempts, force)
         reuse: Optional[tuple] = None
         for attempt in range(1, max_attempts + 1):
             snap = self._current()              # None: no table yet, created once the rows are good
-            heads = self._heads(snap)
-            todo = plan(subscriptions, topic_df, heads, chosen.name, force,       # the changed groups
-                        topics if isinstance(topics, Mapping) else None)
+            heads = heads_at(self._backend, snap)
+            todo = plan(request.subscriptions, request.topic_df, heads, request.strategy, force,
+                        request.topic_counts)                                # 1. the changed groups
             if not todo.changed:
                 self._ensure_table()
                 summary = {"groups_recomputed": 0, "groups_unchanged": todo.groups, "attempts": attempt}
                 return Rebalance(self.spark.createDataFrame([], spark_ddl()), None, summary)
             version = (snap.version if snap is not None else 0) + 1
-            if reuse is None and todo.rows <= LOCAL_ROWS:
-                # A few groups: computed here from their collected inputs (one job), the file
-                # written by the driver (embedded engine).
-                computed: Union[pa.Table, DataFrame] = rows_in_driver(
-                    self._backend, subscriptions, topics, chosen.name, snap, todo, version)
-            else:
-                tasks = self._parts_for(todo.rows, ROWS_PER_TASK)
-                computed = rows_in_spark(self._backend, subscriptions, topic_df, chosen.name, snap, todo, version,
-                                         tasks, reuse)
-                with _data_errors():
-                    # Runs the engine once and cuts the lineage: a retry reuses these rows, and
-                    # plans nested attempt after attempt would keep growing.
-                    computed = computed.localCheckpoint()
+            computed = self._compute(request, snap, todo, version, reuse)   # 2. their next generation
             # Bad input has raised by now: nothing was written, not even a new table.
             if snap is None:
-                self._ensure_table()
-                snap = self._backend.snapshot()
+                snap = self._create()
                 if snap.version != 0:           # another writer created the table and committed first
                     reuse = (computed, todo) if isinstance(computed, DataFrame) else None
                     continue
-            if isinstance(computed, pa.Table):
-                staged = self._backend.stage_arrow(computed, version)
-                rows = self.spark.createDataFrame(computed, schema=spark_ddl())
-            else:
-                rows = computed
-                staged = self._backend.stage(rows, version, num_files or self._parts_for(todo.rows, ROWS_PER_FILE))
+            staged, rows = self._stage(request, computed, todo, version)     # 3. files, not yet visible
             summary = _summary(staged.outcome, todo, attempt)
-            name = heads_name(version, uuid.uuid4().hex[:12])   # this attempt's own heads
-            self._write_heads(snap, heads, name, changed_heads(todo, staged.outcome, version, chosen.name))
-            metadata = {"spark_assign": {"format": FORMAT_VERSION, "operation": "rebalance",
-                                         "strategy": chosen.name, "heads": name, **summary}}
-            try:
-                self._backend.commit(snap, staged, f"{APP_ID_PREFIX}-{snap.table_id}", metadata)
-            except CommitConflict:
-                self._backend.discard(staged)
-                self._remove_heads(name)
-                reuse = (rows, todo) if isinstance(computed, DataFrame) else None   # local: recomputed
-                time.sleep(min(0.1 * 2 ** attempt, 2.0))
-                continue
-            return Rebalance(rows, version, summary)
+            name = heads_name(version, uuid.uuid4().hex[:12])                # 4. this attempt's own heads
+            write_heads(self._backend, snap, heads, name,
+                        changed_heads(todo, staged.outcome, version, request.strategy))
+            if self._commit(snap, staged, name, request.strategy, summary):  # 5. compare-and-set N+1
+                return Rebalance(rows, version, summary)
+            reuse = (rows, todo) if isinstance(computed, DataFrame) else None   # driver path: recomputed
+            time.sleep(min(0.1 * 2 ** attempt, 2.0))
         raise ConcurrentRebalanceError(
             f"{self.location}: other writers committed first {max_attempts} times; rebalance not committed")
 
-    def _write_heads(self, snap: Snapshot, heads: DataFrame, name: str, updated) -> None:
-        """Write the heads ``name`` of the next version: by the driver when the table and the
-        heads of ``snap`` are local files, else with Spark (one small file either way)."""
-        path = heads_path(self.path, name)
-        if isinstance(self._backend, EmbeddedBackend):
-            old = self._heads_name(snap) if snap.version > 0 else None
-            old_path = heads_path(self.path, old) if old else None
-            if snap.version == 0 or (old_path is not None and os.path.isdir(old_path)):
-                write_heads_locally(old_path, path, updated)
-                return
-        new_heads(self.spark, heads, updated).coalesce(1).write.mode("overwrite").parquet(path)
+    def _request(self, subscriptions: DataFrame, topics: Topics, strategy: str, num_files: Optional[int],
+                 max_attempts: int, force: bool) -> "_Request":
+        """Check the arguments and the inputs' schemas, before any Spark job."""
+        chosen = get_strategy(strategy)
+        if not isinstance(force, bool):
+            raise InvalidInputError(f"force must be True or False, got {force!r}", column="force")
+        for name, value in (("max_attempts", max_attempts), ("num_files", num_files)):
+            if (name == "max_attempts" or value is not None) and \
+                    (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise InvalidInputError(f"{name} must be a positive integer, got {value!r}", column=name)
+        if "group_id" not in subscriptions.columns:
+            subscriptions = subscriptions.withColumn("group_id", F.lit("default"))
+        subscription_columns(subscriptions)                         # schema check
+        return _Request(subscriptions, topics, topics_frame(self.spark, topics), chosen.name, num_files,
+                        topics if isinstance(topics, Mapping) else None)
+
+    def _compute(self, request: "_Request", snap: Optional[Snapshot], todo: Plan, version: int,
+                 reuse: Optional[tuple]) -> Union[pa.Table, DataFrame]:
+        """The changed groups' next generation: in the driver for a few groups (their inputs
+        collected as Arrow, one job), else by Spark tasks (checkpointed: the engine runs once,
+        and a retry reuses the rows of groups the winner did not touch)."""
+        if reuse is None and todo.rows <= LOCAL_ROWS:
+            return rows_in_driver(self._backend, request.subscriptions, request.topics, request.strategy,
+                                  snap, todo, version)
+        tasks = self._parts_for(todo.rows, ROWS_PER_TASK)
+        computed = rows_in_spark(self._backend, request.subscriptions, request.topic_df, request.strategy,
+                                 snap, todo, version, tasks, reuse)
+        with _data_errors():
+            # Cuts the lineage too: plans nested attempt after attempt would keep growing.
+            return computed.localCheckpoint()
+
+    def _stage(self, request: "_Request", computed: Union[pa.Table, DataFrame], todo: Plan,
+               version: int) -> Tuple[Staged, DataFrame]:
+        """Make the rows ready to commit (the embedded engine writes the files now); the staged
+        result and the rows as a DataFrame."""
+        fault("before-write")
+        if isinstance(computed, pa.Table):
+            staged = self._backend.stage_arrow(computed, version)
+            rows = self.spark.createDataFrame(computed, schema=spark_ddl())
+        else:
+            rows = computed
+            files = request.num_files or self._parts_for(todo.rows, ROWS_PER_FILE)
+            staged = self._backend.stage(rows, version, files)
+        fault("after-write")
+        return staged, rows
+
+    def _commit(self, snap: Snapshot, staged: Staged, heads: str, strategy: str, summary: Dict[str, int]) -> bool:
+        """Commit ``staged`` as version ``snap + 1`` naming the heads ``heads``; False (and
+        everything this attempt wrote removed) when another writer got there first."""
+        metadata = {"spark_assign": {"format": FORMAT_VERSION, "operation": "rebalance",
+                                     "strategy": strategy, "heads": heads, **summary}}
+        fault("before-commit")
+        try:
+            self._backend.commit(snap, staged, f"{APP_ID_PREFIX}-{snap.table_id}", metadata)
+        except CommitConflict:
+            self._backend.discard(staged)
+            remove_heads(self.path, heads)
+            return False
+        fault("after-commit")
+        return True
+
+    def _create(self) -> Snapshot:
+        """Create the table (unless another writer just did) and return its latest snapshot."""
+        self._ensure_table()
+        return self._backend.snapshot()
 
     def _parts_for(self, rows: int, per_part: int) -> int:
         """Parts (data files, engine tasks) for ``rows`` rows: one per ``per_part``, at least one,
@@ -276,54 +326,6 @@ class AssignmentTable:
 
     # ------------------------------------------------------------------ reads
 
-    def _heads(self, snap: Optional[Snapshot]) -> DataFrame:
-        """The heads at ``snap``: from its heads file, or (a version written by another tool) by a
-        scan; none for a new table (``snap`` None or version 0)."""
-        if snap is None or snap.version == 0:
-            return local_frame(self.spark, HEADS_COLUMNS, {n: [] for n, _ in HEADS_COLUMNS})
-        heads = self._read_heads(snap)
-        if heads is not None:
-            return heads
-        rows = self._backend.read(snap)
-        latest = rows.groupBy("group_id").agg(F.max("generation").alias("generation"))
-        return (rows.join(latest, ["group_id", "generation"], "left_semi")
-                .groupBy("group_id").agg(F.max("generation").alias("generation"),
-                                         F.max(PARTITION_COLUMN).alias(PARTITION_COLUMN),
-                                         F.first("strategy").alias("strategy"),
-                                         # the rows carry their group's fingerprint: an unchanged
-                                         # group stays unchanged after another tool's commit
-                                         F.first("input_fingerprint").alias("input_fingerprint"),
-                                         F.max(F.col("member_id").isNull()).alias("pending"),
-                                         F.lit(False).alias("empty")))
-
-    def _heads_name(self, snap: Snapshot) -> Optional[str]:
-        """The heads directory of ``snap``: named by the rebalance that made it, or, for a prune
-        (which leaves every group's head as it was), by the version before, and so on."""
-        for version in range(snap.version, max(snap.version - PRUNES_FOLLOWED, 0), -1):
-            meta = self._backend.commit_metadata(version)
-            if not isinstance(meta, dict):
-                return None                                  # another tool's commit: scan
-            name = meta.get("heads")
-            if isinstance(name, str) and name:
-                return name
-            if meta.get("operation") != "prune":
-                return None
-        return None
-
-    def _read_heads(self, snap: Snapshot) -> Optional[DataFrame]:
-        """The heads of ``snap``, or None when its commit names none (or they are gone)."""
-        name = self._heads_name(snap)
-        if name is None:
-            return None
-        try:
-            # Heads are immutable (one directory per attempt): read them where needed, no cache.
-            # A missing directory fails here, when Spark lists it, not in a job.
-            heads = self.spark.read.schema(heads_ddl()).parquet(heads_path(self.path, name))
-            heads.columns                   # Spark Connect is lazy: make it resolve (list) the path here
-            return heads
-        except Exception:  # noqa: BLE001 - a missing path: AnalysisException (classic) or its Connect twin
-            return None
-
     def _latest_rows(self, snap: Snapshot, heads: DataFrame) -> DataFrame:
         """Rows of each group's latest generation, reading only partitions that still hold one
         (none for a group left without partitions)."""
@@ -331,6 +333,36 @@ class AssignmentTable:
         versions = [r[0] for r in heads.select(PARTITION_COLUMN).distinct().collect()]
         rows = self._backend.read(snap, commit_versions=versions)
         return rows.join(heads.select("group_id", "generation"), ["group_id", "generation"], "left_semi")
+
+    def exists(self) -> bool:
+        """Whether the table exists (it is created by the first rebalance whose input is good).
+
+        Example::
+
+            AssignmentTable(spark, "/tmp/new-state").exists()    # False before the first rebalance
+        """
+        return self._backend.exists()
+
+    def state(self, version: Optional[int] = None) -> TableState:
+        """The table at its latest version, or at ``version``: the latest generation of every
+        group and every row, read at that one version (what SQL views over the table show).
+
+        Example::
+
+            now = table.state()
+            now.version, now.latest.count(), now.rows.count()
+
+        Parameters
+        ----------
+        version:
+            A Delta version of the table, or None for the latest.
+        """
+        if version is not None and (isinstance(version, bool) or not isinstance(version, int) or version < 0):
+            raise InvalidInputError(f"version must be a non-negative integer or None, got {version!r}",
+                                    column="version")
+        snap = self._snapshot(version)
+        return TableState(snap.version, self._latest_rows(snap, heads_at(self._backend, snap)),
+                          self._backend.read(snap))
 
     def latest(self) -> DataFrame:
         """Every group's latest generation: one row per partition.
@@ -340,7 +372,7 @@ class AssignmentTable:
             table.latest().where("group_id = 'payments'").show()
         """
         snap = self._snapshot()
-        return self._latest_rows(snap, self._heads(snap))
+        return self._latest_rows(snap, heads_at(self._backend, snap))
 
     def history(self, group_id: str) -> DataFrame:
         """Every generation of one group, oldest first.
@@ -373,7 +405,7 @@ class AssignmentTable:
                 raise InvalidInputError(f"{name} must be a non-negative integer, got {value!r}", column=name)
         if version is not None:
             snap = self._snapshot(version)
-            return self._latest_rows(snap, self._heads(snap))
+            return self._latest_rows(snap, heads_at(self._backend, snap))
         rows = self._backend.read(self._snapshot()).where(F.col("generation") <= generation)
         latest = rows.groupBy("group_id").agg(F.max("generation").alias("generation"))
         return rows.join(latest, ["group_id", "generation"], "left_semi")
@@ -432,7 +464,7 @@ class AssignmentTable:
             raise InvalidInputError(f"keep_generations must be a positive integer, got {keep_generations!r}",
                                     column="keep_generations")
         snap = self._snapshot()
-        heads = self._heads(snap)
+        heads = heads_at(self._backend, snap)
         cutoffs = heads.select("group_id", (F.col("generation") - F.lit(keep_generations)).alias("cutoff")) \
             .where(F.col("cutoff") >= 1)
         # No heads named: a prune changes none, so its version's heads are the previous version's,
@@ -475,24 +507,19 @@ class AssignmentTable:
                                     column="retention_hours")
         snap = self._snapshot()
         deleted = self._backend.vacuum(retention_hours)
-        current = self._heads_name(snap)
-        folder = os.path.join(self.path, HEADS_DIR)
-        if os.path.isdir(folder):                         # local tables; elsewhere heads stay (they are small)
-            horizon = time.time() - retention_hours * 3600
-            for name in os.listdir(folder):
-                full = os.path.join(folder, name)
-                if name != current and os.path.getmtime(full) < horizon:
-                    shutil.rmtree(full, ignore_errors=True)
+        sweep_heads(self.path, heads_name_at(self._backend, snap), retention_hours)
         return deleted
 
-    def _remove_heads(self, name: str) -> None:
-        """Best effort: drop the heads of an attempt that did not commit (vacuum gets any left)."""
-        full = heads_path(self.path, name)
-        if os.path.isdir(full):
-            shutil.rmtree(full, ignore_errors=True)
-
     def versions(self) -> List[Dict[str, Any]]:
-        """The table's Delta history (newest first), with each rebalance's summary."""
+        """The table's commits, newest first, the same on both engines: ``version``,
+        ``timestamp`` (ms, UTC), Delta ``operation`` and ``spark_assign`` (what the commit did:
+        ``operation`` ``rebalance`` with its summary and strategy, or ``prune``; None for another
+        tool's commit).
+
+        Example::
+
+            [v["spark_assign"]["operation"] for v in table.versions() if v["spark_assign"]]
+        """
         return self._backend.history()
 
     def _snapshot(self, version: Optional[int] = None) -> Snapshot:

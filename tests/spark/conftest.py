@@ -1,4 +1,9 @@
-"""One local SparkSession for the whole test run (classic), and a Spark Connect one on demand."""
+"""One local SparkSession for the whole test run (classic), and a Spark Connect one on demand.
+
+The session has Delta Lake configured when delta-spark's jars are found (see
+``tests/delta.py``), as production sessions usually do, so the state tests
+run each backend on it: ``engine="delta-spark"`` and ``engine="embedded"``.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,8 @@ import os
 import sys
 
 import pytest
+
+from ..delta import session_conf
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -15,6 +22,6 @@ os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 def spark():
     from spark_assign import local_session
 
-    session = local_session(master="local[2]", app_name="spark-assign-tests",
-                            **{"spark.sql.shuffle.partitions": "2"})
+    session = local_session(master="local[2]", app_name="spark-assign-tests", with_delta=False,
+                            **{"spark.sql.shuffle.partitions": "2", **session_conf()})
     yield session

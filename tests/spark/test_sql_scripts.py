@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 import spark_assign
-from spark_assign.spark.sql import run_script, split_statements
+from spark_assign.spark.sql import split_statements
+from spark_assign.state.sql import run_script
 
 pytestmark = pytest.mark.spark
 

@@ -1,10 +1,10 @@
 """A rebalancing process for the crash and concurrency tests: ``python -m tests.state.child SPEC_JSON``.
 
 SPEC_JSON: {"table": path, "rounds": [{"rows": [[group, member, topic, instance], ...],
-"topics": {...}, "strategy": "..."}, ...], "in_driver": true}. Runs the rounds in order on its own
+"topics": {...}, "strategy": "..."}, ...], "in_driver": true, "engine": "embedded"}. Runs the rounds in order on its own
 local Spark session and prints one JSON line per round; ``in_driver`` false
 forces Spark's compute path (Spark tasks write the files). ``SPARK_ASSIGN_FAULT``
-(see spark_assign.state.embedded._fault) makes it kill itself at that point.
+(see spark_assign.state.table.fault) makes it kill itself at that point.
 """
 
 import json
@@ -18,13 +18,16 @@ def main() -> None:
     import spark_assign.state.table as table_module
     from spark_assign import AssignmentTable, local_session
 
+    from ..delta import session_conf
     from .fleets import SUBS
 
-    spark = local_session(app_name="spark-assign-child", **{"spark.sql.shuffle.partitions": "2",
-                                                           "spark.driver.memory": "1g"})
+    engine = spec.get("engine", "embedded")
+    delta = session_conf() if engine == "delta-spark" else {}
+    spark = local_session(app_name="spark-assign-child", with_delta=False,
+                          **{"spark.sql.shuffle.partitions": "2", "spark.driver.memory": "1g", **delta})
     if not spec.get("in_driver", True):
         table_module.LOCAL_ROWS = 0
-    table = AssignmentTable(spark, spec["table"])
+    table = AssignmentTable(spark, spec["table"], engine=engine)
     for r in spec["rounds"]:
         step = table.rebalance(spark.createDataFrame([tuple(x) for x in r["rows"]], SUBS), r["topics"],
                                r["strategy"], max_attempts=20)

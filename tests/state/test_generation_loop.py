@@ -22,12 +22,12 @@ GROUPS, GENERATIONS = 500, 20
 
 
 @pytest.mark.parametrize("strategy", ["sticky", "cooperative-sticky"])
-def test_twenty_generations(spark, tmp_path, monkeypatch, strategy):
+def test_twenty_generations(spark, tmp_path, engine, monkeypatch, strategy):
     import spark_assign.state.table as table_module
 
     in_driver = table_module.LOCAL_ROWS
     cooperative = strategy == "cooperative-sticky"
-    table = AssignmentTable(spark, str(tmp_path / strategy))
+    table = AssignmentTable(spark, str(tmp_path / strategy), engine=engine)
     topics = {"t0": 6, "t1": 4, "t2": 8}
     rows = fleet_rows(GROUPS, seed=1)
     generation_of = defaultdict(int)                  # group -> generations written

@@ -25,8 +25,8 @@ def by_group(rows):
     return out
 
 
-def test_one_percent_changed_recomputes_one_percent(spark, tmp_path):
-    table = AssignmentTable(spark, str(tmp_path / "fleet"))
+def test_one_percent_changed_recomputes_one_percent(spark, tmp_path, engine):
+    table = AssignmentTable(spark, str(tmp_path / "fleet"), engine=engine)
     rows = fleet_rows(GROUPS, seed=3, members=3)
     first = table.rebalance(spark.createDataFrame(rows, SUBS), TOPICS, "sticky")
     assert first.summary["groups_recomputed"] == GROUPS

@@ -6,7 +6,6 @@ from deltalake import DeltaTable
 from spark_assign import AssignmentTable
 from spark_assign.errors import InvalidInputError
 from spark_assign.state import plan as plan_module
-from spark_assign.state.embedded import EmbeddedBackend
 
 from .fleets import SUBS, churn, fleet_rows
 
@@ -20,7 +19,7 @@ def state(table):
             for r in table.latest().collect()}
 
 
-def test_literal_and_broadcast_selection_give_the_same_generation(spark, tmp_path, monkeypatch):
+def test_literal_and_broadcast_selection_give_the_same_generation(spark, tmp_path, engine, monkeypatch):
     """Spark's compute path (forced: the fleet is small), selecting the changed groups with
     constants in the plan, with broadcast joins, or computing them in the driver."""
     import spark_assign.state.table as table_module
@@ -32,7 +31,7 @@ def test_literal_and_broadcast_selection_give_the_same_generation(spark, tmp_pat
         monkeypatch.setattr(plan_module, "LITERAL_GROUPS", limit)
         monkeypatch.setattr(plan_module, "LOOKUP_GROUPS", limit)
         monkeypatch.setattr(table_module, "LOCAL_ROWS", local)
-        table = AssignmentTable(spark, str(tmp_path / name))
+        table = AssignmentTable(spark, str(tmp_path / name), engine=engine)
         table.rebalance(spark.createDataFrame(rows1, SUBS), TOPICS, "cooperative-sticky")
         step = table.rebalance(spark.createDataFrame(rows2, SUBS), TOPICS, "cooperative-sticky")
         follow = table.rebalance(spark.createDataFrame(rows2, SUBS), TOPICS, "cooperative-sticky")
@@ -42,7 +41,7 @@ def test_literal_and_broadcast_selection_give_the_same_generation(spark, tmp_pat
 
 
 @pytest.mark.parametrize("in_driver", [True, False], ids=["driver", "spark"])
-def test_a_lost_race_recomputes_only_the_groups_the_winner_touched(spark, tmp_path, monkeypatch, in_driver):
+def test_a_lost_race_recomputes_only_the_groups_the_winner_touched(spark, tmp_path, engine, monkeypatch, in_driver):
     """On Spark's path the retry reuses the rows of b, whose head did not move; in the driver
     both are recomputed (cheap). Either way a follows the winner's generation and b is written once."""
     import spark_assign.state.table as table_module
@@ -50,12 +49,13 @@ def test_a_lost_race_recomputes_only_the_groups_the_winner_touched(spark, tmp_pa
     monkeypatch.setattr(table_module, "LOCAL_ROWS", table_module.LOCAL_ROWS if in_driver else 0)
     path = str(tmp_path / "t")
     base = [("a", "a1", "t0", None), ("b", "b1", "t0", None), ("c", "c1", "t1", None)]
-    table = AssignmentTable(spark, path)
+    table = AssignmentTable(spark, path, engine=engine)
     table.rebalance(spark.createDataFrame(base, SUBS), TOPICS, "sticky")
     ours = base + [("a", "a2", "t0", None), ("b", "b2", "t0", None)]        # we change a and b
     theirs = base + [("a", "a3", "t0", None)]                                # the winner changes a only
 
-    real_commit = EmbeddedBackend.commit
+    backend_type = type(table._backend)
+    real_commit = backend_type.commit
     calls = []
 
     def racing_commit(self, snap, staged, app_id, metadata):
@@ -63,11 +63,11 @@ def test_a_lost_race_recomputes_only_the_groups_the_winner_touched(spark, tmp_pa
         if self is table._backend:
             calls.append(version)
             if len(calls) == 1:                                             # another writer commits first
-                other = AssignmentTable(spark, path)
+                other = AssignmentTable(spark, path, engine=engine)
                 assert other.rebalance(spark.createDataFrame(theirs, SUBS), TOPICS, "sticky").version == version
         return real_commit(self, snap, staged, app_id, metadata)
 
-    monkeypatch.setattr(EmbeddedBackend, "commit", racing_commit)
+    monkeypatch.setattr(backend_type, "commit", racing_commit)
     step = table.rebalance(spark.createDataFrame(ours, SUBS), TOPICS, "sticky")
     assert calls == [2, 3] and step.version == 3 and step.summary["attempts"] == 2
     written = {(r.group_id, r.generation) for r in step.rows.collect()}
@@ -79,8 +79,8 @@ def test_a_lost_race_recomputes_only_the_groups_the_winner_touched(spark, tmp_pa
     assert table.rebalance(spark.createDataFrame(ours, SUBS), TOPICS, "sticky").version is None
 
 
-def test_a_null_group_id_is_refused_before_anything_is_written(spark, tmp_path):
-    table = AssignmentTable(spark, str(tmp_path / "t"))
+def test_a_null_group_id_is_refused_before_anything_is_written(spark, tmp_path, engine):
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
     table.rebalance(spark.createDataFrame([("g", "a", "t0", None)], SUBS), TOPICS, "range")
     bad = spark.createDataFrame([("g", "a", "t0", None), (None, "b", "t0", None)], SUBS)
     with pytest.raises(InvalidInputError, match="null group_id"):
@@ -88,12 +88,12 @@ def test_a_null_group_id_is_refused_before_anything_is_written(spark, tmp_path):
     assert DeltaTable(table.path).version() == 1
 
 
-def test_an_incremental_rebalance_runs_few_spark_jobs(spark, tmp_path):
+def test_an_incremental_rebalance_runs_few_spark_jobs(spark, tmp_path, engine):
     """The changed groups are planned in one query (two jobs), their inputs collected in one, the
     rest done in the driver; no count, cache or per-step collect on top."""
     rows1 = fleet_rows(200, seed=7)
     rows2 = churn(rows1, seed=8, share=0.05)
-    table = AssignmentTable(spark, str(tmp_path / "t"))
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
     table.rebalance(spark.createDataFrame(rows1, SUBS), TOPICS, "sticky")
     subs = spark.createDataFrame(rows2, SUBS).cache()
     subs.count()

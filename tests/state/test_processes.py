@@ -3,7 +3,7 @@
 * crash safety: a rebalance is killed (SIGKILL) before, during and after
   writing its files, before and after its commit; the table then reads at its
   previous version or the new one, never in between, and a re-run completes;
-* concurrency: three processes keep rebalancing the same groups; no
+* concurrency: four processes keep rebalancing the same groups; no
   generation of any group is lost or written twice.
 """
 
@@ -56,13 +56,13 @@ def owners(df):
 
 def spec(tmp_path, name, table, rounds, in_driver=True):
     path = tmp_path / f"{name}.json"
-    path.write_text(json.dumps({"table": table, "rounds": rounds, "in_driver": in_driver}))
+    path.write_text(json.dumps({"table": table.path, "engine": table.engine, "rounds": rounds,
+                                "in_driver": in_driver}))
     return path
 
 
 def all_rows(table):
-    backend = table._backend
-    return backend.read(backend.snapshot()).collect()
+    return table.state().rows.collect()
 
 
 def assert_generations_intact(rows):
@@ -76,6 +76,9 @@ def assert_generations_intact(rows):
         assert gens == set(range(1, max(gens) + 1)), (group, sorted(gens))
 
 
+#: Concurrent writer processes, and the rebalances each commits.
+WRITERS, ROUNDS = 4, 3
+
 FAULTS = ["before-write", "after-write", "before-commit", "after-commit", "during-write"]
 
 
@@ -84,12 +87,12 @@ PATHS = pytest.mark.parametrize("in_driver", [True, False], ids=["driver", "spar
 
 
 @PATHS
-def test_a_killed_rebalance_leaves_the_old_or_the_new_version(spark, tmp_path, in_driver):
+def test_a_killed_rebalance_leaves_the_old_or_the_new_version(spark, tmp_path, engine, in_driver):
     # Eager sticky: after a completed generation a re-run has nothing to do (cooperative
     # would legitimately run its follow-up).
     rows1 = fleet_rows(40, seed=1)
     rows2 = churn(rows1, seed=2, share=0.5)
-    reference = AssignmentTable(spark, str(tmp_path / "reference"))
+    reference = AssignmentTable(spark, str(tmp_path / "reference"), engine=engine)
     reference.rebalance(spark.createDataFrame(rows1, SUBS), TOPICS, "sticky")
     state1 = owners(reference.latest())
     reference.rebalance(spark.createDataFrame(rows2, SUBS), TOPICS, "sticky")
@@ -97,9 +100,9 @@ def test_a_killed_rebalance_leaves_the_old_or_the_new_version(spark, tmp_path, i
 
     tables, procs = {}, {}
     for point in FAULTS:
-        tables[point] = AssignmentTable(spark, str(tmp_path / point))
+        tables[point] = AssignmentTable(spark, str(tmp_path / point), engine=engine)
         tables[point].rebalance(spark.createDataFrame(rows1, SUBS), TOPICS, "sticky")
-        child = spec(tmp_path, point, tables[point].path,
+        child = spec(tmp_path, point, tables[point],
                      [{"rows": rows2, "topics": TOPICS, "strategy": "sticky"}], in_driver)
         procs[point] = launch(child, fault=None if point == "during-write" else point)
 
@@ -130,17 +133,17 @@ def test_a_killed_rebalance_leaves_the_old_or_the_new_version(spark, tmp_path, i
 
 
 @PATHS
-def test_concurrent_rebalances_never_lose_or_duplicate_a_generation(spark, tmp_path, in_driver):
-    table = AssignmentTable(spark, str(tmp_path / "shared"))
+def test_concurrent_rebalances_never_lose_or_duplicate_a_generation(spark, tmp_path, engine, in_driver):
+    table = AssignmentTable(spark, str(tmp_path / "shared"), engine=engine)
     base = fleet_rows(40, seed=10)
     table.rebalance(spark.createDataFrame(base, SUBS), TOPICS, "sticky")
     procs = []
-    for writer in range(3):
+    for writer in range(WRITERS):
         rounds, rows = [], base
-        for r in range(3):
+        for r in range(ROUNDS):
             rows = churn(rows, seed=100 * writer + r, share=0.5)
             rounds.append({"rows": rows, "topics": TOPICS, "strategy": "sticky"})
-        procs.append(launch(spec(tmp_path, f"writer{writer}", table.path, rounds, in_driver)))
+        procs.append(launch(spec(tmp_path, f"writer{writer}", table, rounds, in_driver)))
     versions = []
     for proc in procs:
         code, out, err = finish(proc)

@@ -15,8 +15,8 @@ pytestmark = pytest.mark.spark
 TOPICS = {"orders": 4}
 
 
-def test_prune_keeps_the_last_generations_and_the_loop_continues(spark, tmp_path):
-    table = AssignmentTable(spark, str(tmp_path / "t"))
+def test_prune_keeps_the_last_generations_and_the_loop_continues(spark, tmp_path, engine):
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
     members = [("busy", "a", "orders", None), ("quiet", "q", "orders", None)]
     table.rebalance(spark.createDataFrame(members, SUBS), TOPICS, "sticky")
     for m in ("b", "c", "d"):                              # "busy" reaches generation 4, "quiet" stays at 1
@@ -32,7 +32,7 @@ def test_prune_keeps_the_last_generations_and_the_loop_continues(spark, tmp_path
     assert {(r.group_id, r.partition): r.member_id for r in table.latest().collect()} == latest
     assert table.at(version=version - 1).where("group_id = 'busy'").first().generation == 3
     assert {r.generation for r in table.at(version=1).collect()} == {1}     # time travel before the prune
-    info = json.loads(DeltaTable(table.path).history(1)[0]["spark_assign"])
+    info = table.versions()[0]["spark_assign"]
     assert info["operation"] == "prune" and info["keep_generations"] == 2
 
     # The prune kept the heads: an unchanged fleet is still a no-op, a change recomputes one group.
@@ -46,11 +46,11 @@ def test_prune_keeps_the_last_generations_and_the_loop_continues(spark, tmp_path
     assert sorted({r.generation for r in table.history("busy").collect()}) == [3, 4, 5]
 
 
-def test_a_prune_landing_after_a_rebalance_keeps_that_rebalances_heads(spark, tmp_path, monkeypatch):
+def test_a_prune_landing_after_a_rebalance_keeps_that_rebalances_heads(spark, tmp_path, engine, monkeypatch):
     """delta-spark lets a prune's MERGE commit after a concurrent rebalance (an append does not
     conflict with it), so a prune must not name the heads it started from. Emulated here: the
     prune plans on the version before the rebalance and commits after it."""
-    table = AssignmentTable(spark, str(tmp_path / "t"))
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
     members = [("g", "a", "orders", None), ("h", "x", "orders", None)]
     table.rebalance(spark.createDataFrame(members, SUBS), TOPICS, "sticky")
     members.append(("g", "b", "orders", None))
@@ -72,8 +72,8 @@ def test_a_prune_landing_after_a_rebalance_keeps_that_rebalances_heads(spark, tm
     assert table.rebalance(spark.createDataFrame(members, SUBS), TOPICS, "sticky").version is None
 
 
-def test_retention_arguments_are_checked(spark, tmp_path):
-    table = AssignmentTable(spark, str(tmp_path / "t"))
+def test_retention_arguments_are_checked(spark, tmp_path, engine):
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
     table.rebalance(spark.createDataFrame([("g", "a", "orders", None)], SUBS), TOPICS, "range")
     for bad in (0, -1, 1.5, True, "2"):
         with pytest.raises(InvalidInputError, match="keep_generations must be a positive integer"):

@@ -23,8 +23,8 @@ def owners(df):
     return {(r.group_id, r.topic, r.partition): r.member_id for r in df.collect()}
 
 
-def test_cooperative_loop_revokes_then_assigns_and_is_idempotent(spark, tmp_path):
-    table = AssignmentTable(spark, str(tmp_path / "t"))
+def test_cooperative_loop_revokes_then_assigns_and_is_idempotent(spark, tmp_path, engine):
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
     two = [("g1", "c1", "orders", None), ("g1", "c2", "orders", None), ("g2", "a", "audit", None)]
     first = table.rebalance(subs(spark, two), TOPICS, "cooperative-sticky")
     assert first.version == 1 and first.summary["groups_recomputed"] == 2 and first.summary["new"] == 6
@@ -56,8 +56,8 @@ def test_cooperative_loop_revokes_then_assigns_and_is_idempotent(spark, tmp_path
     assert len(moved) == 1 and moved[0].to_member_id == "c3"
 
 
-def test_changed_strategy_recomputes_every_group(spark, tmp_path):
-    table = AssignmentTable(spark, str(tmp_path / "t"))
+def test_changed_strategy_recomputes_every_group(spark, tmp_path, engine):
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
     rows = [("g1", "c1", "orders", None), ("g1", "c2", "orders", None), ("g2", "a", "audit", None)]
     table.rebalance(subs(spark, rows), TOPICS, "range")
     step = table.rebalance(subs(spark, rows), TOPICS, "sticky")
@@ -65,8 +65,8 @@ def test_changed_strategy_recomputes_every_group(spark, tmp_path):
     assert {r.strategy for r in table.latest().collect()} == {"sticky"}
 
 
-def test_static_member_restarting_keeps_its_partitions(spark, tmp_path):
-    table = AssignmentTable(spark, str(tmp_path / "t"))
+def test_static_member_restarting_keeps_its_partitions(spark, tmp_path, engine):
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
     rows = [("g", "a-1", "orders", "static-a"), ("g", "b-1", "orders", None)]
     table.rebalance(subs(spark, rows), TOPICS, "sticky")
     before = {p: m for (_, _, p), m in owners(table.latest()).items()}
@@ -79,8 +79,8 @@ def test_static_member_restarting_keeps_its_partitions(spark, tmp_path):
     assert {r.group_instance_id for r in after if r.member_id == "a-2"} == {"static-a"}
 
 
-def test_the_table_is_a_plain_delta_table(spark, tmp_path):
-    table = AssignmentTable(spark, str(tmp_path / "t"))
+def test_the_table_is_a_plain_delta_table(spark, tmp_path, engine):
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
     table.rebalance(subs(spark, [("g", "a", "orders", None)]), TOPICS, "range")
     dt = DeltaTable(table.path)
     protocol = dt.protocol()
@@ -88,13 +88,12 @@ def test_the_table_is_a_plain_delta_table(spark, tmp_path):
     assert not protocol.reader_features and not protocol.writer_features
     assert dt.metadata().partition_columns == ["commit_version"]
     assert dt.to_pyarrow_table().num_rows == 4
-    commit = dt.history(1)[0]
-    summary = json.loads(commit["spark_assign"])
+    summary = table.versions()[0]["spark_assign"]
     assert summary["operation"] == "rebalance" and summary["strategy"] == "range"
 
 
-def test_bad_input_writes_nothing(spark, tmp_path):
-    table = AssignmentTable(spark, str(tmp_path / "t"))
+def test_bad_input_writes_nothing(spark, tmp_path, engine):
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
     table.rebalance(subs(spark, [("g", "a", "orders", None)]), TOPICS, "range")
     bad = subs(spark, [("g", "a", "orders", None), ("g", None, "orders", None)])
     with pytest.raises(InvalidInputError, match="null or empty member_id; column 'member_id'; group 'g'"):
@@ -108,14 +107,14 @@ def test_bad_input_writes_nothing(spark, tmp_path):
 
 
 @pytest.mark.parametrize("in_driver", [True, False], ids=["driver", "spark"])
-def test_a_first_rebalance_with_bad_input_creates_no_table(spark, tmp_path, monkeypatch, in_driver):
+def test_a_first_rebalance_with_bad_input_creates_no_table(spark, tmp_path, engine, monkeypatch, in_driver):
     """Contract section 6: nothing is written, not even an empty table, on either compute path."""
     import os
 
     import spark_assign.state.table as table_module
 
     monkeypatch.setattr(table_module, "LOCAL_ROWS", table_module.LOCAL_ROWS if in_driver else 0)
-    table = AssignmentTable(spark, str(tmp_path / "t"))
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
     bad = subs(spark, [("g", "a", "orders", None), ("g", "a", "orders", None)])
     with pytest.raises(InvalidInputError, match="duplicate"):
         table.rebalance(bad, TOPICS, "sticky")
@@ -124,21 +123,21 @@ def test_a_first_rebalance_with_bad_input_creates_no_table(spark, tmp_path, monk
     assert step.version == 1 and DeltaTable(table.path).version() == 1
 
 
-def test_a_foreign_table_is_refused(spark, tmp_path):
+def test_a_foreign_table_is_refused(spark, tmp_path, engine):
     path = str(tmp_path / "foreign")
     import pyarrow as pa
     from deltalake import write_deltalake
 
     write_deltalake(path, pa.table({"group_id": ["g"], "x": [1]}))
-    table = AssignmentTable(spark, path)
+    table = AssignmentTable(spark, path, engine=engine)
     with pytest.raises(StateTableError, match="not a spark-assign state table"):
         table.rebalance(subs(spark, [("g", "a", "orders", None)]), TOPICS, "range")
     with pytest.raises(StateTableError):
         table.latest()
 
 
-def test_reads_need_a_table_and_arguments_are_checked(spark, tmp_path):
-    table = AssignmentTable(spark, str(tmp_path / "none"))
+def test_reads_need_a_table_and_arguments_are_checked(spark, tmp_path, engine):
+    table = AssignmentTable(spark, str(tmp_path / "none"), engine=engine)
     with pytest.raises(InvalidInputError, match="run rebalance first"):
         table.latest()
     with pytest.raises(InvalidInputError, match="exactly one of generation= and version="):
@@ -147,9 +146,9 @@ def test_reads_need_a_table_and_arguments_are_checked(spark, tmp_path):
         AssignmentTable(spark, "x/y", engine="duckdb")
 
 
-def test_dataframe_method_reads_previous_from_the_table(spark, tmp_path):
+def test_dataframe_method_reads_previous_from_the_table(spark, tmp_path, engine):
     path = str(tmp_path / "t")
-    table = AssignmentTable(spark, path)
+    table = AssignmentTable(spark, path, engine=engine)
     rows = [("g", "a", "orders", None), ("g", "b", "orders", None)]
     table.rebalance(subs(spark, rows), TOPICS, "sticky")
     for previous in (table, path):
@@ -159,10 +158,10 @@ def test_dataframe_method_reads_previous_from_the_table(spark, tmp_path):
         assert sum(r.status == "kept" for r in result) == 3
 
 
-def test_another_tools_commit_does_not_make_every_group_change(spark, tmp_path):
+def test_another_tools_commit_does_not_make_every_group_change(spark, tmp_path, engine):
     """A version without spark-assign's heads (here a table property set with delta-rs) is read by a scan, which
     keeps each group's fingerprint from its rows: re-running the same rebalance writes nothing."""
-    table = AssignmentTable(spark, str(tmp_path / "compacted"))
+    table = AssignmentTable(spark, str(tmp_path / "compacted"), engine=engine)
     rows = [("g1", "a", "orders", None), ("g1", "b", "orders", None), ("g2", "c", "audit", None)]
     table.rebalance(subs(spark, rows), TOPICS, "sticky")
     rows.append(("g2", "d", "audit", None))
@@ -185,13 +184,13 @@ def test_locations_are_local_paths_or_file_uris(tmp_path):
 
 
 @pytest.mark.parametrize("in_driver", [True, False], ids=["driver", "spark"])
-def test_a_group_whose_topics_vanish_has_no_partitions_then_continues(spark, tmp_path, monkeypatch, in_driver):
+def test_a_group_whose_topics_vanish_has_no_partitions_then_continues(spark, tmp_path, engine, monkeypatch, in_driver):
     """Every topic of group g is deleted: latest() shows g with nothing (not its old partitions),
     the same input stays a no-op, and when the topic returns g's generations go on from 1 to 2."""
     import spark_assign.state.table as table_module
 
     monkeypatch.setattr(table_module, "LOCAL_ROWS", table_module.LOCAL_ROWS if in_driver else 0)
-    table = AssignmentTable(spark, str(tmp_path / "t"))
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
     members = subs(spark, [("g", "a", "orders", None), ("g", "b", "orders", None), ("h", "c", "audit", None)])
     first = table.rebalance(members, TOPICS, "cooperative-sticky")
     gone = {"audit": 2}                                       # "orders" was deleted

@@ -1,5 +1,8 @@
 """The SQL side of generations in Delta: the thin bridge to :class:`~spark_assign.AssignmentTable`.
 
+It lives in the state layer (above :mod:`spark_assign.spark.sql`, whose script
+runner it extends with the ``CALL`` statements below).
+
 Reading and analysing a state table is SQL: :func:`state_views` creates two
 temporary views over it. Writing a generation is the one step SQL cannot do
 without the Delta connector in the session (the embedded engine commits with
@@ -8,8 +11,7 @@ the names of the SQL views that hold the subscriptions and the topics, runs
 :meth:`AssignmentTable.rebalance` (incremental, one atomic compare-and-set
 commit, idempotent) and refreshes the views.
 
-In a SQL script run with :func:`spark_assign.spark.sql.run_script` the same two
-steps are statements::
+In a SQL script run with :func:`run_script` the same two steps are statements::
 
     CALL spark_assign.views(state => '/data/fleet_state', views => 'fleet');
     CALL spark_assign.rebalance(state => '/data/fleet_state', subscriptions => 'subscriptions',
@@ -29,24 +31,29 @@ rebalance they are empty.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Optional, Union
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Union
 
 from ..errors import InvalidInputError
+from ..spark import sql as spark_sql
+from .layout import spark_ddl
+from .table import AssignmentTable, Rebalance
 
-__all__ = ["state_views", "rebalance", "call_statement", "CALLABLE"]
+__all__ = ["state_views", "rebalance", "call_statement", "run_script", "CALLABLE", "without_comments", "CALL_PATTERN"]
 
 #: ``CALL spark_assign.<name>(...)`` statements that :func:`call_statement` runs.
 CALLABLE = ("rebalance", "views")
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$|^`[^`]+`$")
 _QUERY = re.compile(r"^\s*(SELECT|WITH|FROM|VALUES|TABLE)\b", re.I)
-_CALL = re.compile(r"^\s*CALL\s+spark_assign\s*\.\s*(\w+)\s*\((.*)\)\s*$", re.I | re.S)
+CALL_PATTERN = re.compile(r"^\s*CALL\s+spark_assign\s*\.\s*(\w+)\s*\((.*)\)\s*$", re.I | re.S)
 _ARG = re.compile(r"\s*(\w+)\s*=>\s*'((?:[^'\\]|\\.|'')*)'\s*(,|$)", re.S)
 #: Quoted text and comments; comments are dropped, quoted text kept (a '--' inside a path is not a comment).
 _QUOTED_OR_COMMENT = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`|--[^\n]*|/\*.*?\*/", re.S)
 
 
-def _without_comments(statement: str) -> str:
+def without_comments(statement: str) -> str:
+    """``statement`` without SQL comments; quoted text (a ``--`` inside a path) is kept."""
     return _QUOTED_OR_COMMENT.sub(lambda t: "" if t.group(0)[:2] in ("--", "/*") else t.group(0), statement)
 
 
@@ -72,8 +79,6 @@ def _frame(spark: Any, source: Any, argument: str):
 
 
 def _empty_rows(spark: Any):
-    from ..state.layout import spark_ddl
-
     return spark.createDataFrame([], spark_ddl())
 
 
@@ -82,7 +87,7 @@ def state_views(spark: Any, state: str, views: str = "assignments") -> List[str]
 
     Example::
 
-        from spark_assign.spark.sql import state_views
+        from spark_assign.state.sql import state_views
 
         state_views(spark, "/data/fleet_state", views="fleet")
         spark.sql("SELECT group_id, count(*) FROM fleet_latest GROUP BY group_id").show()
@@ -102,14 +107,11 @@ def state_views(spark: Any, state: str, views: str = "assignments") -> List[str]
         The names of the two views. They show the table as it is now; call
         again (or :func:`rebalance`, which does) to see later commits.
     """
-    from ..state import AssignmentTable
-
     prefix = _view_name(views)
     table = AssignmentTable(spark, state)
-    if table._backend.exists():
-        snap = table._snapshot()                      # both views at this one snapshot
-        latest = table._latest_rows(snap, table._heads(snap))
-        history = table._backend.read(snap)          # every row of every generation
+    if table.exists():
+        now = table.state()                           # both views at this one version
+        latest, history = now.latest, now.rows
     else:
         latest = history = _empty_rows(spark)
     latest.createOrReplaceTempView(f"{prefix}_latest")
@@ -118,12 +120,12 @@ def state_views(spark: Any, state: str, views: str = "assignments") -> List[str]
 
 
 def rebalance(spark: Any, state: str, subscriptions: Any, topics: Any, strategy: str = "cooperative-sticky",
-              views: Optional[str] = "assignments"):
+              views: Optional[str] = "assignments") -> Rebalance:
     """Rebalance a state table from SQL views and commit the next generations; refresh the views.
 
     Example::
 
-        from spark_assign.spark.sql import rebalance
+        from spark_assign.state.sql import rebalance
 
         step = rebalance(spark, "/data/fleet_state", subscriptions="subscriptions", topics="topics",
                          strategy="cooperative-sticky", views="fleet")
@@ -151,11 +153,9 @@ def rebalance(spark: Any, state: str, subscriptions: Any, topics: Any, strategy:
 
     Returns
     -------
-    spark_assign.state.Rebalance
+    Rebalance
         The new rows, the Delta version committed (None when nothing changed) and counts.
     """
-    from ..state import AssignmentTable
-
     prefix = _view_name(views) if views is not None else None
     subs = _frame(spark, subscriptions, "subscriptions")
     meta = _frame(spark, topics, "topics")
@@ -203,7 +203,7 @@ def call_statement(spark: Any, statement: str) -> Union[None, Any]:
 
         call_statement(spark, "CALL spark_assign.views(state => '/data/fleet_state', views => 'fleet')")
     """
-    m = _CALL.match(_without_comments(statement))
+    m = CALL_PATTERN.match(without_comments(statement))
     if m is None:
         return None
     name = m.group(1).lower()
@@ -228,3 +228,31 @@ def call_statement(spark: Any, statement: str) -> Union[None, Any]:
     step = rebalance(spark, args["state"], args["subscriptions"], args["topics"],
                      strategy=args.get("strategy", "cooperative-sticky"), views=args.get("views", "assignments"))
     return _summary_frame(spark, step)
+
+
+def run_script(spark: Any, script: Union[str, Path], params: Optional[Mapping[str, str]] = None,
+               collect: bool = False) -> List[Any]:
+    """:func:`spark_assign.spark.sql.run_script` with this bridge's statements:
+    ``CALL spark_assign.rebalance(...)`` and ``CALL spark_assign.views(...)``
+    run here and return their summary; every other statement goes to ``spark.sql``.
+
+    Example::
+
+        from pathlib import Path
+        from spark_assign.state.sql import run_script
+
+        frames = run_script(spark, Path("sql/06_delta_generations.sql"), params={"state": "/data/fleet_state"})
+        frames[-1].show()
+
+    Parameters
+    ----------
+    spark:
+        The session (classic or Spark Connect).
+    script:
+        A ``pathlib.Path`` to a SQL file, or the script's text.
+    params:
+        ``${name}`` replacements, as in :func:`spark_assign.spark.sql.run_script`.
+    collect:
+        Return each statement's rows, collected before the next statement runs.
+    """
+    return spark_sql.run_script(spark, script, params=params, collect=collect, procedures=call_statement)

@@ -1,0 +1,84 @@
+"""Reading a Delta table as a plain DataFrame, with or without the Delta connector in the session.
+
+For ``previous=`` given by name or path: a catalog table is read with
+``spark.table``; a Delta directory with ``format("delta")`` when the session
+has delta-spark, else from the file list delta-rs gives for its latest
+version (an explicit schema; partition values come from directory names).
+Tables whose protocol needs deletion vectors or column mapping are refused
+there: a raw Parquet read of them would be wrong.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from pyspark.sql import DataFrame
+
+from ..errors import InvalidInputError
+from .session import has_delta_spark
+
+__all__ = ["read_delta", "is_path"]
+
+#: Delta features a raw Parquet read cannot honour.
+UNREADABLE_FEATURES = frozenset({"deletionVectors", "columnMapping"})
+
+
+def is_path(location: str) -> bool:
+    """Whether ``location`` names a directory (else a catalog table name): it has a ``/`` or the
+    OS separator, starts with ``.`` or ``~``, has a URI scheme (``file:``, ``s3://``), or is an
+    existing directory. The one rule for every surface (``AssignmentTable``, ``previous=``, the CLI).
+
+    Example::
+
+        is_path("/data/state") and is_path("./state") and not is_path("db.fleet_state")
+    """
+    return ("/" in location or os.sep in location or location.startswith((".", "~"))
+            or re.match(r"[A-Za-z][A-Za-z0-9+.-]+:", location) is not None or os.path.isdir(location))
+
+
+def read_delta(spark: Any, location: str, argument: str = "previous") -> DataFrame:
+    """The latest version of the Delta table ``location`` (a catalog table name or a path), whole.
+
+    Example::
+
+        rows = read_delta(spark, "/data/fleet_state")
+
+    Parameters
+    ----------
+    spark:
+        The session.
+    location:
+        A catalog table name, or a Delta table's directory.
+    argument:
+        The argument ``location`` came from, named by the error when there is no such table.
+    """
+    if not is_path(location):
+        if not spark.catalog.tableExists(location):
+            raise InvalidInputError(f"no table or Delta path called {location!r}", column=argument)
+        return spark.table(location)
+    location = os.path.expanduser(location)
+    if has_delta_spark(spark):
+        return spark.read.format("delta").load(location)
+    import pyarrow as pa
+    from deltalake import DeltaTable
+    from deltalake.exceptions import TableNotFoundError
+
+    try:
+        dt = DeltaTable(location)
+    except TableNotFoundError as e:
+        raise InvalidInputError(f"no table or Delta path called {location!r}", column=argument) from e
+    protocol = dt.protocol()
+    features = set(protocol.reader_features or []) | set(protocol.writer_features or [])
+    if features & UNREADABLE_FEATURES:
+        raise InvalidInputError(f"{location!r} uses Delta features {sorted(features & UNREADABLE_FEATURES)}; "
+                                "read it with delta-spark in the session", column=argument)
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    schema = from_arrow_schema(pa.schema(dt.schema().to_arrow()))
+    files = dt.file_uris()
+    if not files:
+        return spark.createDataFrame([], schema)
+    base = os.path.abspath(location) if "://" not in location and not location.startswith("file:") else location
+    return spark.read.schema(schema).option("basePath", base).parquet(*files)

@@ -1,0 +1,182 @@
+"""The heads of a state table: per group its latest generation, read at a version and written for the next.
+
+Heads are one small Parquet file per version, beside the Delta log (see
+:mod:`.layout`). Invariants:
+
+* a rebalance attempt writes its own heads directory (random tag) *before*
+  its commit and names it in the commit's metadata, so of two writers racing
+  for a version the heads a reader finds are the winner's, and heads are
+  never rewritten (no cache is needed, nothing to invalidate);
+* a prune names no heads: the heads of its version are those of the version
+  before (followed back at most :data:`PRUNES_FOLLOWED` commits);
+* a version whose commit names no heads (another tool's commit, or heads
+  lost) is read by one scan of the table, which any later rebalance repairs
+  by writing heads again.
+
+Heads are written by the driver with Arrow when the table is on a local
+filesystem (no Spark job), else by Spark.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+import uuid
+from typing import Dict, List, Optional
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from ..spark.inputs import local_frame
+from .backend import Snapshot, StateBackend
+from .layout import HEADS_COLUMNS, HEADS_DIR, PARTITION_COLUMN, arrow_schema, heads_ddl, heads_path, local_dir, spark_ddl
+from .plan import LITERAL_GROUPS, Outcome, Plan, in_groups, ids_frame
+
+__all__ = ["PRUNES_FOLLOWED", "heads_at", "heads_name_at", "changed_heads", "write_heads", "remove_heads",
+           "sweep_heads"]
+
+#: Prune commits in a row followed back to the heads they keep (more: the heads are rebuilt by a scan).
+PRUNES_FOLLOWED = 100
+
+
+def heads_at(backend: StateBackend, snap: Optional[Snapshot]) -> DataFrame:
+    """The heads at ``snap``: from its heads file, or (a version written by another tool) by a
+    scan; none for a new table (``snap`` None or version 0)."""
+    if snap is None or snap.version == 0:
+        return local_frame(backend.spark, HEADS_COLUMNS, {n: [] for n, _ in HEADS_COLUMNS})
+    heads = _read(backend, snap)
+    return heads if heads is not None else _scan(backend, snap)
+
+
+def heads_name_at(backend: StateBackend, snap: Snapshot) -> Optional[str]:
+    """The heads directory of ``snap``: named by the rebalance that made it, or, for a prune
+    (which leaves every group's head as it was), by the version before, and so on."""
+    for version in range(snap.version, max(snap.version - PRUNES_FOLLOWED, 0), -1):
+        meta = backend.commit_metadata(version)
+        if not isinstance(meta, dict):
+            return None                                  # another tool's commit: scan
+        name = meta.get("heads")
+        if isinstance(name, str) and name:
+            return name
+        if meta.get("operation") != "prune":
+            return None
+    return None
+
+
+def _read(backend: StateBackend, snap: Snapshot) -> Optional[DataFrame]:
+    """The heads file of ``snap``, or None when its commit names none or they are gone."""
+    name = heads_name_at(backend, snap)
+    if name is None:
+        return None
+    path = heads_path(backend.root, name)
+    local = local_dir(path)
+    if local is not None and not os.path.isdir(local):
+        return None                                      # known gone: no Spark error to catch
+    try:
+        heads = backend.spark.read.schema(heads_ddl()).parquet(path)
+        heads.columns                   # Spark Connect is lazy: make it resolve (list) the path here
+        return heads
+    except Exception:  # noqa: BLE001 - a remote path gone: AnalysisException (classic) or its Connect twin
+        return None
+
+
+def _scan(backend: StateBackend, snap: Snapshot) -> DataFrame:
+    """The heads of ``snap`` computed from its rows (one pass over the table)."""
+    rows = backend.read(snap)
+    latest = rows.groupBy("group_id").agg(F.max("generation").alias("generation"))
+    return (rows.join(latest, ["group_id", "generation"], "left_semi")
+            .groupBy("group_id").agg(F.max("generation").alias("generation"),
+                                     F.max(PARTITION_COLUMN).alias(PARTITION_COLUMN),
+                                     F.first("strategy").alias("strategy"),
+                                     # the rows carry their group's fingerprint: an unchanged
+                                     # group stays unchanged after another tool's commit
+                                     F.first("input_fingerprint").alias("input_fingerprint"),
+                                     F.max(F.col("member_id").isNull()).alias("pending"),
+                                     F.lit(False).alias("empty")))
+
+
+def changed_heads(p: Plan, outcome: Outcome, version: int, strategy: str) -> pa.Table:
+    """The changed groups' heads at ``version`` (Arrow, built on the driver).
+
+    A changed group that got no rows (no subscribed topic has partitions any
+    more) keeps its generation number and is marked ``empty`` at ``version``:
+    ``latest()`` shows nothing for it, and its next generation follows that
+    number. Its fingerprint is recorded, so the same input stays a no-op.
+    """
+    data: Dict[str, list] = {n: [] for n, _ in HEADS_COLUMNS}
+    for g, c in p.changed.items():
+        written = outcome.groups.get(g)
+        data["group_id"].append(g)
+        data["generation"].append(written[0] if written else (c.generation or 0))
+        data[PARTITION_COLUMN].append(version)
+        data["strategy"].append(strategy)
+        data["input_fingerprint"].append(c.fingerprint)
+        data["pending"].append(bool(written and written[1]))
+        data["empty"].append(written is None)
+    return pa.table(data, schema=arrow_schema(HEADS_COLUMNS))
+
+
+def write_heads(backend: StateBackend, snap: Snapshot, heads: DataFrame, name: str, updated: pa.Table) -> None:
+    """Write the heads ``name`` of the next version: the heads of ``snap`` with the groups of
+    ``updated`` replaced. By the driver when the table and the heads of ``snap`` are local
+    files, else with Spark (one small file either way)."""
+    path = heads_path(backend.root, name)
+    local = local_dir(path)
+    if local is not None:
+        old = heads_name_at(backend, snap) if snap.version > 0 else None
+        old_local = local_dir(heads_path(backend.root, old)) if old else None
+        if snap.version == 0 or (old_local is not None and os.path.isdir(old_local)):
+            _write_locally(old_local, local, updated)
+            return
+    _next_in_spark(backend.spark, heads, updated).coalesce(1).write.mode("overwrite").parquet(path)
+
+
+def _next_in_spark(spark, heads: DataFrame, updated: pa.Table) -> DataFrame:
+    """The next heads in Spark: ``heads`` of the groups not in ``updated``, then ``updated``."""
+    ids = updated.column("group_id").to_pylist()
+    unchanged = heads.where(F.expr(f"NOT {in_groups(ids)}")) \
+        if 0 < len(ids) <= LITERAL_GROUPS else \
+        heads.join(F.broadcast(ids_frame(spark, ids)), "group_id", "left_anti")
+    return unchanged.unionByName(spark.createDataFrame(updated, schema=spark_ddl(HEADS_COLUMNS)))
+
+
+def _write_locally(old: Optional[str], new: str, updated: pa.Table) -> None:
+    """The heads directory ``old`` (None: no heads yet) without the groups of ``updated``, then
+    ``updated``, as one Parquet file in the new directory ``new``, written by the driver."""
+    parts = []
+    if old is not None:
+        before = pq.read_table(old, schema=arrow_schema(HEADS_COLUMNS))
+        moved = pc.is_in(before.column("group_id"), value_set=updated.column("group_id"))
+        parts.append(before.filter(pc.invert(moved)))
+    parts.append(updated)
+    os.makedirs(new, exist_ok=True)
+    temp = os.path.join(new, f".part-{uuid.uuid4().hex}.parquet")        # hidden from readers until renamed
+    pq.write_table(pa.concat_tables(parts), temp, compression="snappy")
+    os.replace(temp, os.path.join(new, f"part-00000-{uuid.uuid4().hex}.snappy.parquet"))
+
+
+def remove_heads(root: str, name: str) -> None:
+    """Best effort: drop the heads of an attempt that did not commit (vacuum gets any left)."""
+    local = local_dir(heads_path(root, name))
+    if local is not None and os.path.isdir(local):
+        shutil.rmtree(local, ignore_errors=True)
+
+
+def sweep_heads(root: str, keep: Optional[str], retention_hours: int) -> List[str]:
+    """Delete heads directories older than the retention except ``keep`` (the current ones);
+    local tables only (elsewhere heads stay: they are small). Returns the names deleted."""
+    folder = local_dir(f"{root.rstrip('/')}/{HEADS_DIR}")
+    if folder is None or not os.path.isdir(folder):
+        return []
+    horizon = time.time() - retention_hours * 3600
+    gone = []
+    for name in os.listdir(folder):
+        full = os.path.join(folder, name)
+        if name != keep and os.path.getmtime(full) < horizon:
+            shutil.rmtree(full, ignore_errors=True)
+            gone.append(name)
+    return gone
