@@ -11,6 +11,7 @@ the error crosses a Python worker boundary.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Iterable, Optional, Sequence
 
 __all__ = [
@@ -25,6 +26,9 @@ __all__ = [
 
 #: How many offending rows an error message shows.
 SAMPLE_ROWS = 5
+#: Starts the line that carries an :class:`InvalidInputError` out of a Spark worker: JSON follows
+#: (see :meth:`InvalidInputError.for_driver` and :meth:`InvalidInputError.from_spark`).
+WORKER_MARK = "spark-assign-input-error:"
 
 
 def _format_rows(rows: Sequence[Any]) -> str:
@@ -77,6 +81,29 @@ class InvalidInputError(SparkAssignError, ValueError):
     def in_group(self, group: Optional[str]) -> "InvalidInputError":
         """Return a copy of this error that names ``group``."""
         return type(self)(self.problem, column=self.column, rows=self.rows, group=group)
+
+    def for_driver(self) -> "InvalidInputError":
+        """A copy to raise in a Spark worker: its message ends with a :data:`WORKER_MARK` line
+        holding the fields as JSON, which :meth:`from_spark` reads back on the driver (a
+        worker's exception reaches the driver only as text)."""
+        fields = {"problem": self.problem, "column": self.column, "rows": self.rows, "group": self.group}
+        carried = type(self)(self.problem, column=self.column, rows=self.rows, group=self.group)
+        carried.args = (f"{self}\n{WORKER_MARK}{json.dumps(fields, default=repr)}",)
+        return carried
+
+    @classmethod
+    def from_spark(cls, error: BaseException) -> Optional["InvalidInputError"]:
+        """The error a worker raised with :meth:`for_driver`, rebuilt from the Spark exception
+        that carried it (classic or Spark Connect); None when ``error`` carries none."""
+        for line in str(error).splitlines():
+            at = line.find(WORKER_MARK)
+            if at >= 0:
+                try:
+                    fields = json.loads(line[at + len(WORKER_MARK):])
+                except ValueError:
+                    return None
+                return cls(fields["problem"], column=fields["column"], rows=fields["rows"], group=fields["group"])
+        return None
 
 
 class SchemaError(SparkAssignError, TypeError):

@@ -144,5 +144,5 @@ def _assign_one(c: WireBatch, s: int, strategy: str, out: _Output, group_column:
     try:
         result = assign_group(rows.spec, strategy)
     except InvalidInputError as e:
-        raise e.in_group(rows.group_id) from None
+        raise e.in_group(rows.group_id).for_driver() from None
     out.add(rows, result)

@@ -261,8 +261,9 @@ class AssignmentTable:
         collected as Arrow, one job), else by Spark tasks (checkpointed: the engine runs once,
         and a retry reuses the rows of groups the winner did not touch)."""
         if reuse is None and todo.rows <= LOCAL_ROWS:
-            return rows_in_driver(self._backend, request.subscriptions, request.topics, request.strategy,
-                                  snap, todo, version)
+            with _data_errors():
+                return rows_in_driver(self._backend, request.subscriptions, request.topics, request.strategy,
+                                      snap, todo, version)
         tasks = self._parts_for(todo.rows, ROWS_PER_TASK)
         computed = rows_in_spark(self._backend, request.subscriptions, request.topic_df, request.strategy,
                                  snap, todo, version, tasks, reuse)
@@ -539,17 +540,15 @@ def _summary(outcome: Outcome, todo: Plan, attempt: int) -> Dict[str, int]:
 
 
 class _data_errors:
-    """Turn an engine error raised in a Spark job back into :class:`InvalidInputError`."""
+    """Raise an engine error from a Spark job as the :class:`InvalidInputError` it was."""
 
     def __enter__(self):
         return self
 
     def __exit__(self, kind, error, tb):
-        if error is None or isinstance(error, InvalidInputError):
+        carried = InvalidInputError.from_spark(error) if error is not None else None
+        if carried is None:
             return False
-        text = str(error)
-        marker = "InvalidInputError: "
-        if marker in text:
-            message = text[text.index(marker) + len(marker):].splitlines()[0]
-            raise InvalidInputError(message) from error
-        return False
+        if isinstance(error, InvalidInputError):          # raised in this process (the driver path)
+            raise carried from None
+        raise carried from error

@@ -33,7 +33,7 @@ def schedule(steps, seed):
 
 
 def assignment(df):
-    return sorted(tuple(r) for r in df.select(*ASSIGNMENT).collect())
+    return sorted((tuple(r) for r in df.select(*ASSIGNMENT).collect()), key=repr)
 
 
 @pytest.mark.parametrize("strategy", ["sticky", "cooperative-sticky"])
