@@ -27,3 +27,9 @@ def spark():
 
     assert isinstance(session, ConnectSession)
     yield session
+
+
+@pytest.fixture
+def engine():
+    """The state tests on Connect run the embedded engine (the Connect server here has no Delta jars)."""
+    return "embedded"
