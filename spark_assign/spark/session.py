@@ -7,7 +7,11 @@ import os
 import sys
 from typing import Any, Dict, Optional
 
-__all__ = ["local_session", "has_delta_spark", "delta_jars"]
+__all__ = ["local_session", "has_delta_spark", "delta_jars", "DELTA_JARS_ENV"]
+
+#: A folder of delta-spark's jars and their dependencies, for :func:`local_session` to load
+#: with ``spark.jars`` (for machines that cannot fetch them from Maven).
+DELTA_JARS_ENV = "SPARK_ASSIGN_DELTA_JARS"
 
 #: Session settings for a laptop-sized local session.
 LOCAL_DEFAULTS: Dict[str, str] = {
@@ -28,7 +32,8 @@ _DELTA_CONF = {
 
 
 def delta_jars() -> list:
-    """delta-spark jars found next to Spark's own (pyspark/jars or $SPARK_HOME/jars)."""
+    """delta-spark jars found next to Spark's own (pyspark/jars or $SPARK_HOME/jars), which
+    every session loads."""
     import pyspark
 
     dirs = [os.path.join(os.path.dirname(pyspark.__file__), "jars")]
@@ -38,6 +43,13 @@ def delta_jars() -> list:
     for d in dirs:
         found += glob.glob(os.path.join(d, "delta-spark_*.jar")) + glob.glob(os.path.join(d, "delta-storage-*.jar"))
     return found
+
+
+def delta_jar_folder() -> list:
+    """The jars in the folder named by ``$SPARK_ASSIGN_DELTA_JARS`` (empty unless it holds delta-spark)."""
+    folder = os.environ.get(DELTA_JARS_ENV)
+    found = sorted(glob.glob(os.path.join(folder, "*.jar"))) if folder else []
+    return found if any(os.path.basename(j).startswith("delta-spark") for j in found) else []
 
 
 def local_session(
@@ -67,8 +79,10 @@ def local_session(
         (needs the ``pyspark[connect]`` extras).
     with_delta:
         Configure Delta Lake's SQL extension and catalog. ``None`` (default)
-        does so when delta-spark jars are on Spark's classpath; without them
-        spark-assign uses its embedded Delta engine (delta-rs).
+        does so when delta-spark jars are on Spark's classpath or in the
+        folder named by ``$SPARK_ASSIGN_DELTA_JARS`` (loaded with
+        ``spark.jars``); without them spark-assign uses its embedded Delta
+        engine (delta-rs).
     quiet:
         Keep Spark's console logging at ERROR.
     conf:
@@ -80,10 +94,13 @@ def local_session(
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     settings = dict(LOCAL_DEFAULTS)
+    folder = delta_jar_folder()
     if with_delta is None:
-        with_delta = bool(delta_jars())
+        with_delta = bool(delta_jars() or folder)
     if with_delta:
         settings.update(_DELTA_CONF)
+        if folder:
+            settings["spark.jars"] = ",".join(folder)
     settings.update({k: str(v) for k, v in conf.items()})
     builder = SparkSession.builder.appName(app_name)
     builder = builder.remote(master) if remote else builder.master(master)
@@ -99,19 +116,24 @@ def local_session(
 
 def has_delta_spark(spark) -> bool:
     """Whether this session can use delta-spark (the ``io.delta`` JVM classes are loaded)."""
-    try:
-        return spark.conf.get("spark.sql.extensions", "").find("io.delta") >= 0 and _delta_class_loadable(spark)
-    except Exception:  # noqa: BLE001 - a Connect session without the config
-        return False
+    extensions = spark.conf.get("spark.sql.extensions", "") or ""
+    return "io.delta" in extensions and _delta_class_loadable(spark)
 
 
 def _delta_class_loadable(spark) -> bool:
+    """Whether the driver can load Delta's classes the way Spark loads a data source: through
+    the thread's context class loader, which sees jars added with ``spark.jars`` and
+    ``spark.jars.packages`` as well as the ``extraClassPath`` (``Class.forName`` through py4j
+    uses the system class loader and sees only the last)."""
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors import PySparkNotImplementedError
+
     try:
         jvm = spark.sparkContext._jvm
-    except Exception:  # noqa: BLE001 - Spark Connect has no SparkContext: trust the configured extension
+    except PySparkNotImplementedError:      # Spark Connect has no SparkContext: trust the extension
         return True
     try:
-        jvm.java.lang.Class.forName("io.delta.tables.DeltaTable")
+        jvm.java.lang.Thread.currentThread().getContextClassLoader().loadClass("io.delta.tables.DeltaTable")
         return True
-    except Exception:  # noqa: BLE001 - py4j wraps ClassNotFoundException
+    except Py4JJavaError:                   # ClassNotFoundException
         return False

@@ -16,7 +16,8 @@ on the other. The rules every implementation keeps:
   ``snap.version + 1`` or raises :class:`~spark_assign.errors.CommitConflict`;
   of two writers that read the same version, at most one lands. Both engines
   record an application transaction (``app_id``, version) with the commit, so
-  each sees the other's claim on a version.
+  each sees the other's claim on a version (the id is the same for every
+  writer: Delta keeps application transactions per table).
 * **Nothing visible before the commit.** :meth:`StateBackend.stage` may write
   files, but only into the version's own partition directory and under new
   names; readers see them only once the commit names them.
@@ -56,15 +57,12 @@ def commit_entry(version: int, timestamp_ms: Optional[int], operation: Optional[
 class Snapshot:
     """One version of a state table.
 
-    ``version``: the Delta version; ``table_id``: the table's own id (its
-    ``spark_assign.table_id`` property, else Delta's table id), which names the
-    application transaction of its writers; ``handle``: whatever the engine
-    needs to read exactly this version again (delta-rs's ``DeltaTable``, or
-    None).
+    ``version``: the Delta version; ``handle``: whatever the engine needs to
+    read this version again (delta-rs: its ``DeltaTable``; delta-spark: the
+    newest commit when the snapshot was taken).
     """
 
     version: int
-    table_id: str
     handle: Any = None
 
 
@@ -151,8 +149,9 @@ class StateBackend(Protocol):
         """Delta ``VACUUM`` with the retention check on; the number of files deleted."""
         ...
 
-    def commit_metadata(self, version: int) -> Optional[Dict[str, Any]]:
-        """The ``spark_assign`` metadata of the commit of ``version``, or None (not ours, or gone)."""
+    def commit_metadata(self, snap: Snapshot, version: int) -> Optional[Dict[str, Any]]:
+        """The ``spark_assign`` metadata of the commit of ``version`` (at most ``snap.version``),
+        or None (not ours, or gone)."""
         ...
 
     def history(self, limit: Optional[int] = None) -> List[Dict[str, Any]]:

@@ -1,36 +1,77 @@
-"""The delta-spark engine: used when the session has Delta Lake's JVM classes.
+"""The delta-spark engine: the Delta connector in the session reads, writes and commits.
 
-Standard delta-spark calls only: ``DeltaTable.createIfNotExists`` to create,
-``spark.read.format("delta")`` (with ``versionAsOf``) to read, and
-``DataFrameWriter.format("delta").mode("append")`` to write, with
-``txnAppId``/``txnVersion`` options. Every spark-assign writer of a table
-uses the same application id and, as transaction version, the table version it
-means to write (its snapshot + 1). Delta skips a write whose transaction
-version is not above the recorded one and fails concurrent writers of the same
-application id, so of two rebalances that read the same version only one
-lands; the other finds its attempt id missing from the new version's
-``userMetadata`` and retries.
+Public delta-spark calls only: ``DeltaTable.createIfNotExists`` to create,
+``spark.read.format("delta")`` with ``versionAsOf`` to read, a ``delta``
+append with ``txnAppId``/``txnVersion``/``userMetadata`` to commit,
+``DeltaTable.merge`` to prune, ``DeltaTable.vacuum``, and
+``DeltaTable.history`` for versions and commit metadata.
 
-Catalog tables (``location`` without a slash) and paths are both supported.
-This module cannot run on machines without delta-spark's jars; the embedded
-engine (delta-rs) is tested instead, writing the same table format.
+Compare-and-set (see :mod:`.backend`): every writer of a table uses the same
+application id and, as transaction version, the version it means to write
+(its snapshot + 1). Delta fails concurrent writers of one application id
+(``ConcurrentTransactionException``) and silently skips a write whose
+transaction version is not above the recorded one, so after the write the
+commit is ours only if a recent commit carries this attempt's id in its
+``userMetadata``; otherwise :class:`~spark_assign.errors.CommitConflict`.
+
+No session side effects: commit metadata of a MERGE or VACUUM can only come
+from the session setting ``spark.databricks.delta.commitInfo.userMetadata``,
+so prune and vacuum run in a child session (``spark.newSession()``: same
+SparkContext, its own SQL settings), which also gets a file-listing
+parallelism sized to the cluster (Delta's default is 10,000 tasks).
+
+Catalog tables and paths are both supported (the path rule is
+:func:`spark_assign.spark.delta.is_path`).
 """
 
 from __future__ import annotations
 
 import json
 import uuid
-from typing import Dict, Optional, Sequence
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence
+
+import pyarrow as pa
 
 from ..errors import CommitConflict, StateTableError
-from .backend import Snapshot, Staged
-from .layout import FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, in_files, local_path, spark_ddl
+from ..spark.delta import is_path
+from .backend import Snapshot, Staged, commit_entry
+from .layout import FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, in_files, local_path, spark_ddl
 from .plan import Outcome, outcome_of
+
+__all__ = ["DeltaSparkBackend", "RECENT_COMMITS"]
 
 #: Commits searched for this attempt's id after a write (others may commit right after it).
 RECENT_COMMITS = 20
+#: The session setting Delta copies into a commit's ``userMetadata``.
+USER_METADATA = "spark.databricks.delta.commitInfo.userMetadata"
 
-__all__ = ["DeltaSparkBackend"]
+
+def _conflicts() -> tuple:
+    """delta-spark's commit-conflict exception types. Importing :mod:`delta.exceptions` also
+    installs the conversion of the JVM's exceptions into them, so this runs before any write."""
+    from delta import exceptions as e
+
+    return (e.DeltaConcurrentModificationException, e.ConcurrentWriteException, e.MetadataChangedException,
+            e.ProtocolChangedException, e.ConcurrentAppendException, e.ConcurrentDeleteReadException,
+            e.ConcurrentDeleteDeleteException, e.ConcurrentTransactionException)
+
+
+def _spark_assign_metadata(user_metadata: Optional[str]) -> Optional[Dict[str, Any]]:
+    """The ``spark_assign`` entry of a commit's ``userMetadata`` JSON (None: not ours)."""
+    try:
+        value = json.loads(user_metadata) if user_metadata else None
+    except ValueError:
+        return None
+    meta = value.get("spark_assign") if isinstance(value, dict) else None
+    return meta if isinstance(meta, dict) else None
+
+
+class _Latest(NamedTuple):
+    """A delta-spark snapshot's handle: the newest commit when it was taken (its version and
+    ``userMetadata``), so the metadata of a recent version is found among few commits."""
+
+    version: int
+    user_metadata: Optional[str]
 
 
 class DeltaSparkBackend:
@@ -41,18 +82,19 @@ class DeltaSparkBackend:
     def __init__(self, spark, location: str) -> None:
         self.spark = spark
         self.location = location
-        self.is_path = "/" in location or location.startswith(".")
+        self.by_path = is_path(location)
+        self.conflicts = _conflicts()
 
-    def _delta(self):
+    def _delta(self, spark=None):
         from delta.tables import DeltaTable
 
-        return DeltaTable.forPath(self.spark, self.location) if self.is_path else \
-            DeltaTable.forName(self.spark, self.location)
+        spark = spark or self.spark
+        return DeltaTable.forPath(spark, self.location) if self.by_path else DeltaTable.forName(spark, self.location)
 
     @property
     def root(self) -> str:
         """The table's directory (heads live beside its log)."""
-        if self.is_path:
+        if self.by_path:
             return self.location
         detail = self.spark.sql(f"DESCRIBE DETAIL {self.location}").select("location").first()
         return local_path(detail[0]) if detail[0].startswith("file:") else detail[0]
@@ -60,29 +102,32 @@ class DeltaSparkBackend:
     def exists(self) -> bool:
         from delta.tables import DeltaTable
 
-        if self.is_path:
+        if self.by_path:
             return DeltaTable.isDeltaTable(self.spark, self.location)
         return self.spark.catalog.tableExists(self.location)
 
     def create(self, description: str) -> None:
         from delta.tables import DeltaTable
-        from pyspark.sql.types import _parse_datatype_string
+        from pyspark.sql.pandas.types import from_arrow_schema
 
         builder = DeltaTable.createIfNotExists(self.spark)
-        builder = builder.location(self.location) if self.is_path else builder.tableName(self.location)
-        (builder.addColumns(_parse_datatype_string(spark_ddl()))
+        builder = builder.location(self.location) if self.by_path else builder.tableName(self.location)
+        (builder.addColumns(from_arrow_schema(arrow_schema()))
                 .partitionedBy(PARTITION_COLUMN)
                 .comment(description)
                 .property("spark_assign.format", FORMAT_VERSION)
-                .property("spark_assign.table_id", uuid.uuid4().hex)
                 .execute())
 
+    def _latest(self) -> _Latest:
+        row = self._delta().history(1).select("version", "userMetadata").first()
+        return _Latest(int(row[0]), row[1])
+
     def snapshot(self, version: Optional[int] = None) -> Snapshot:
-        table = self._delta()
-        latest = table.history(1).select("version").first()[0]
-        detail = table.detail().select("properties", "id").first()
-        table_id = detail["properties"].get("spark_assign.table_id") or detail["id"]
-        return Snapshot(latest if version is None else version, table_id, None)
+        latest = self._latest()
+        if version is not None and not 0 <= version <= latest.version:
+            raise StateTableError(f"cannot read the state table {self.location} at version {version}: "
+                                  f"its versions are 0 to {latest.version}")
+        return Snapshot(latest.version if version is None else version, latest)
 
     def check(self, snap: Snapshot) -> None:
         actual = {f.name: f.dataType.simpleString() for f in self._load(snap.version).schema.fields}
@@ -94,7 +139,9 @@ class DeltaSparkBackend:
 
     def _load(self, version: int):
         reader = self.spark.read.format("delta").option("versionAsOf", version)
-        return reader.load(self.location) if self.is_path else reader.table(self.location)
+        return reader.load(self.location) if self.by_path else reader.table(self.location)
+
+    # ------------------------------------------------------------------ reads
 
     def read(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None, group_id: Optional[str] = None):
         from pyspark.sql import functions as F
@@ -106,12 +153,23 @@ class DeltaSparkBackend:
             rows = rows.where(F.col("group_id") == group_id)
         return rows
 
+    def read_arrow(self, snap: Snapshot, commit_versions: Sequence[int], group_ids: Sequence[str],
+                   columns: Sequence[str]) -> pa.Table:
+        """The groups' rows in the ``commit_version`` partitions, collected as Arrow (one scan)."""
+        from pyspark.sql import functions as F
+
+        rows = self.read(snap, commit_versions).where(F.col("group_id").isin(list(group_ids)))
+        types = dict(TABLE_COLUMNS)
+        return rows.select(*columns).toArrow().cast(arrow_schema([(c, types[c]) for c in columns]))
+
+    # ------------------------------------------------------------------ writes
+
     def stage(self, rows, version: int, num_files: int) -> Staged:
         """Nothing to write ahead: delta-spark writes and commits in one step. Stages the
         DataFrame to write and its :class:`~.plan.Outcome` (one job over the computed rows)."""
         return Staged(version, in_files(rows, num_files), outcome_of(rows))
 
-    def stage_arrow(self, rows, version: int) -> Staged:
+    def stage_arrow(self, rows: pa.Table, version: int) -> Staged:
         """Like :meth:`stage`, for rows computed on the driver (an Arrow table): one file, and the
         outcome counted on the driver."""
         outcome = Outcome()
@@ -119,58 +177,86 @@ class DeltaSparkBackend:
         return Staged(version, in_files(self.spark.createDataFrame(rows, schema=spark_ddl()), 1), outcome)
 
     def commit(self, snap: Snapshot, staged: Staged, app_id: str, metadata: Dict[str, object]) -> None:
+        """Append the staged rows as version ``snap + 1`` with a transaction ``(app_id, version)``."""
+        if staged.version != snap.version + 1:
+            raise ValueError("a commit must follow its snapshot")
         attempt = uuid.uuid4().hex
-        version = staged.version
-        meta = json.dumps({**metadata, "attempt": attempt})
-        writer = (staged.files.write.format("delta").mode("append")
-                  .option("txnAppId", app_id).option("txnVersion", version).option("userMetadata", meta))
+        user_metadata = json.dumps({**metadata, "attempt": attempt})
+        writer = (staged.files.write.format("delta").mode("append").option("txnAppId", app_id)
+                  .option("txnVersion", staged.version).option("userMetadata", user_metadata))
         try:
-            writer.save(self.location) if self.is_path else writer.saveAsTable(self.location)
-        except Exception as e:  # noqa: BLE001 - delta-spark's Concurrent*Exception arrive wrapped
-            if "Concurrent" in type(e).__name__ or "Concurrent" in str(e):
-                raise CommitConflict(str(e)) from e
-            raise
-        # txnAppId/txnVersion make a second write of ``version`` a no-op, so the write is ours iff a
-        # commit carries this attempt's id; later commits (another tool, auto-compaction) may follow it.
-        recent = self._delta().history(RECENT_COMMITS).select("userMetadata").collect()
-        if not any(attempt in (r["userMetadata"] or "") for r in recent):
-            raise CommitConflict(f"version {version} was written by another rebalance")
+            writer.save(self.location) if self.by_path else writer.saveAsTable(self.location)
+        except self.conflicts as e:
+            raise CommitConflict(f"version {staged.version}: {type(e).__name__}") from e
+        # A second write of a transaction version is skipped without an error: the commit is ours
+        # iff one carries this attempt's id (others may commit right after it).
+        recent = self._delta().history(RECENT_COMMITS).select("version", "userMetadata").collect()
+        if not any(r["version"] == staged.version and attempt in (r["userMetadata"] or "") for r in recent):
+            raise CommitConflict(f"version {staged.version} was written by another rebalance")
 
     def discard(self, staged: Staged) -> None:
         """Nothing was written outside a commit."""
 
+    # ------------------------------------------------------------------ retention
+
+    def _child_session(self, user_metadata: str):
+        """A session sharing this one's SparkContext, with its own settings: this commit's
+        metadata, vacuum logging on (its count), and a listing parallelism for this cluster."""
+        child = self.spark.newSession()
+        child.conf.set(USER_METADATA, user_metadata)
+        child.conf.set("spark.databricks.delta.vacuum.logging.enabled", "true")
+        parallelism = max(8, 4 * self.spark.sparkContext.defaultParallelism)
+        child.conf.set("spark.sql.sources.parallelPartitionDiscovery.parallelism", str(parallelism))
+        return child
+
     def delete_before(self, snap: Snapshot, cutoffs, metadata: Dict[str, object]) -> Optional[int]:
-        """``MERGE ... WHEN MATCHED THEN DELETE`` of rows with ``generation <= cutoff`` of their group."""
-        if cutoffs.isEmpty():
+        """``MERGE ... WHEN MATCHED THEN DELETE`` of rows with ``generation <= cutoff`` of their
+        group (the cutoffs, one small row per group, collected first)."""
+        source = cutoffs.toArrow()
+        if source.num_rows == 0:
             return None
-        key = "spark.databricks.delta.commitInfo.userMetadata"
-        self.spark.conf.set(key, json.dumps(metadata))
+        attempt = uuid.uuid4().hex
+        child = self._child_session(json.dumps({**metadata, "attempt": attempt}))
         try:
-            (self._delta().alias("t")
-                 .merge(cutoffs.alias("s"), "t.group_id = s.group_id AND t.generation <= s.cutoff")
+            (self._delta(child).alias("t")
+                 .merge(child.createDataFrame(source).alias("s"), "t.group_id = s.group_id AND t.generation <= s.cutoff")
                  .whenMatchedDelete().execute())
-        except Exception as e:  # noqa: BLE001 - delta-spark's Concurrent*Exception arrive wrapped
-            if "Concurrent" in type(e).__name__ or "Concurrent" in str(e):
-                raise CommitConflict(str(e)) from e
-            raise
-        finally:
-            self.spark.conf.unset(key)
-        return self._delta().history(1).select("version").first()[0]
+        except self.conflicts as e:
+            raise CommitConflict(f"prune: {type(e).__name__}") from e
+        for r in self._delta().history(RECENT_COMMITS).select("version", "userMetadata").collect():
+            if attempt in (r["userMetadata"] or ""):
+                return int(r["version"])
+        return None                                     # nothing matched: Delta commits no MERGE
 
     def vacuum(self, retention_hours: int) -> int:
-        """``VACUUM`` through delta-spark (its retention check stays on); delta-spark does not return a count."""
-        self._delta().vacuum(float(retention_hours))
-        return 0
+        """``VACUUM`` (its retention check stays on); the number of files deleted, from the
+        ``VACUUM END`` commit Delta logs."""
+        attempt = uuid.uuid4().hex
+        child = self._child_session(json.dumps({"spark_assign": {"operation": "vacuum"}, "attempt": attempt}))
+        self._delta(child).vacuum(float(retention_hours))
+        for r in self._delta().history(RECENT_COMMITS).select("operation", "userMetadata",
+                                                              "operationMetrics").collect():
+            if r["operation"] == "VACUUM END" and attempt in (r["userMetadata"] or ""):
+                return int((r["operationMetrics"] or {}).get("numDeletedFiles", 0))
+        return 0                                        # Delta logs no VACUUM when nothing was listed
 
-    def commit_metadata(self, version: int) -> Optional[dict]:
-        """The ``spark_assign`` metadata of the commit of ``version`` (from its ``userMetadata``), or None."""
-        from pyspark.sql import functions as F
+    # ------------------------------------------------------------------ history
 
-        row = self._delta().history().where(F.col("version") == version).select("userMetadata").first()
-        try:
-            return json.loads(row[0]).get("spark_assign") if row is not None and row[0] else None
-        except ValueError:
-            return None
+    def commit_metadata(self, snap: Snapshot, version: int) -> Optional[Dict[str, Any]]:
+        """The ``spark_assign`` metadata of the commit of ``version``: the snapshot's newest commit
+        needs no lookup; others are looked up among the commits since ``version`` (as many as
+        were made when ``snap`` was taken), else in the whole history."""
+        latest: _Latest = snap.handle
+        if version == latest.version:
+            return _spark_assign_metadata(latest.user_metadata)
+        for limit in (max(latest.version - version + 1, 1), None):
+            for r in self._delta().history(limit).select("version", "userMetadata").collect():
+                if r["version"] == version:
+                    return _spark_assign_metadata(r["userMetadata"])
+        return None
 
-    def history(self, limit: Optional[int] = None):
-        return [r.asDict(recursive=True) for r in self._delta().history(limit).collect()]
+    def history(self, limit: Optional[int] = None) -> List[Dict[str, Any]]:
+        """The table's commits, newest first (see :func:`~.backend.commit_entry`)."""
+        rows = self._delta().history(limit).select("version", "timestamp", "operation", "userMetadata").collect()
+        return [commit_entry(r["version"], int(r["timestamp"].timestamp() * 1000) if r["timestamp"] else None,
+                             r["operation"], _spark_assign_metadata(r["userMetadata"])) for r in rows]

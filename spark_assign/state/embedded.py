@@ -117,7 +117,7 @@ class EmbeddedBackend:
             DeltaTable.create(
                 self.root, arrow_schema(), partition_by=[PARTITION_COLUMN], name=os.path.basename(self.root),
                 description=description, raise_if_key_not_exists=False,
-                configuration={"spark_assign.format": FORMAT_VERSION, "spark_assign.table_id": uuid.uuid4().hex})
+                configuration={"spark_assign.format": FORMAT_VERSION})
         except DeltaError as e:
             if not self.exists():                  # another writer may have created it first
                 raise StateTableError(f"cannot create the state table at {self.root}: {e}") from e
@@ -133,8 +133,7 @@ class EmbeddedBackend:
         except DeltaError as e:
             raise StateTableError(f"cannot read the state table at {self.root}"
                                   + (f" at version {version}" if version is not None else "") + f": {e}") from e
-        config = dt.metadata().configuration
-        return Snapshot(dt.version(), config.get("spark_assign.table_id") or dt.metadata().id, dt)
+        return Snapshot(dt.version(), dt)
 
     def check(self, snap: Snapshot) -> None:
         """Refuse foreign schemas and protocols that raw parquet reads would get wrong."""
@@ -299,7 +298,7 @@ class EmbeddedBackend:
         return len(DeltaTable(self.root).vacuum(retention_hours=retention_hours, dry_run=False,
                                                 enforce_retention_duration=True))
 
-    def commit_metadata(self, version: int) -> Optional[dict]:
+    def commit_metadata(self, snap: Snapshot, version: int) -> Optional[dict]:
         """The ``spark_assign`` metadata of the commit of ``version``, or None.
 
         Read from that version's log entry (one small JSON file); None when the

@@ -3,7 +3,8 @@
 :func:`rows_in_spark` runs ``assign_partitions`` over the changed groups'
 subscriptions (one query; Spark tasks run the engine). :func:`rows_in_driver`
 collects those subscriptions as Arrow (one job), reads the groups' previous
-rows with pyarrow when the engine can (embedded), and runs the engine here:
+rows as Arrow (embedded: pyarrow, no job; delta-spark: one scan), and runs
+the engine here:
 for a few small groups, where the assignment job's fixed costs would
 dominate. Both give the state table's columns, ``commit_version`` included.
 
@@ -24,8 +25,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ..spark.dataframe import assign_frame, assign_local
-from .backend import Snapshot
-from .embedded import EmbeddedBackend
+from .backend import Snapshot, StateBackend
 from .layout import PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, spark_ddl
 from .plan import Plan, only_groups, only_heads, with_fingerprints
 
@@ -68,8 +68,7 @@ def rows_in_driver(backend, subscriptions: DataFrame, topics, strategy: str, sna
     (one job) and assigned here. The caller bounds the rows."""
     ids = list(todo.changed)
     subs = subscriptions if todo.everything else only_groups(subscriptions, todo, ids)
-    previous = _previous_arrow(backend, snap, todo, ids) if isinstance(backend, EmbeddedBackend) \
-        else _previous(backend, snap, todo, ids)
+    previous = _previous_arrow(backend, snap, todo, ids)
     result = assign_local(subs, strategy, topics, previous, with_instance=True)
     groups = result.column("group_id")
     known = pc.unique(groups)
@@ -97,9 +96,9 @@ def _previous(backend, snap: Optional[Snapshot], todo: Plan, ids: List[str]) -> 
     return rows
 
 
-def _previous_arrow(backend: EmbeddedBackend, snap: Optional[Snapshot], todo: Plan,
+def _previous_arrow(backend: StateBackend, snap: Optional[Snapshot], todo: Plan,
                     ids: List[str]) -> Optional[pa.Table]:
-    """:func:`_previous`, read by the driver with pyarrow."""
+    """:func:`_previous`, as Arrow on the driver."""
     heads = todo.latest(ids)
     parts = [_generation_marks(todo.emptied(ids))]
     if heads:

@@ -23,7 +23,7 @@ import os
 import shutil
 import time
 import uuid
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -36,8 +36,8 @@ from .backend import Snapshot, StateBackend
 from .layout import HEADS_COLUMNS, HEADS_DIR, PARTITION_COLUMN, arrow_schema, heads_ddl, heads_path, local_dir, spark_ddl
 from .plan import LITERAL_GROUPS, Outcome, Plan, in_groups, ids_frame
 
-__all__ = ["PRUNES_FOLLOWED", "heads_at", "heads_name_at", "changed_heads", "write_heads", "remove_heads",
-           "sweep_heads"]
+__all__ = ["PRUNES_FOLLOWED", "heads_at", "heads_and_name_at", "heads_name_at", "changed_heads", "write_heads",
+           "remove_heads", "sweep_heads"]
 
 #: Prune commits in a row followed back to the heads they keep (more: the heads are rebuilt by a scan).
 PRUNES_FOLLOWED = 100
@@ -46,17 +46,24 @@ PRUNES_FOLLOWED = 100
 def heads_at(backend: StateBackend, snap: Optional[Snapshot]) -> DataFrame:
     """The heads at ``snap``: from its heads file, or (a version written by another tool) by a
     scan; none for a new table (``snap`` None or version 0)."""
+    return heads_and_name_at(backend, snap)[0]
+
+
+def heads_and_name_at(backend: StateBackend, snap: Optional[Snapshot]) -> Tuple[DataFrame, Optional[str]]:
+    """:func:`heads_at`, and the name of the heads directory they were read from (None when
+    there is none: a new table, or heads computed by a scan)."""
     if snap is None or snap.version == 0:
-        return local_frame(backend.spark, HEADS_COLUMNS, {n: [] for n, _ in HEADS_COLUMNS})
-    heads = _read(backend, snap)
-    return heads if heads is not None else _scan(backend, snap)
+        return local_frame(backend.spark, HEADS_COLUMNS, {n: [] for n, _ in HEADS_COLUMNS}), None
+    name = heads_name_at(backend, snap)
+    heads = _read(backend, name) if name is not None else None
+    return (heads, name) if heads is not None else (_scan(backend, snap), None)
 
 
 def heads_name_at(backend: StateBackend, snap: Snapshot) -> Optional[str]:
     """The heads directory of ``snap``: named by the rebalance that made it, or, for a prune
     (which leaves every group's head as it was), by the version before, and so on."""
     for version in range(snap.version, max(snap.version - PRUNES_FOLLOWED, 0), -1):
-        meta = backend.commit_metadata(version)
+        meta = backend.commit_metadata(snap, version)
         if not isinstance(meta, dict):
             return None                                  # another tool's commit: scan
         name = meta.get("heads")
@@ -67,11 +74,8 @@ def heads_name_at(backend: StateBackend, snap: Snapshot) -> Optional[str]:
     return None
 
 
-def _read(backend: StateBackend, snap: Snapshot) -> Optional[DataFrame]:
-    """The heads file of ``snap``, or None when its commit names none or they are gone."""
-    name = heads_name_at(backend, snap)
-    if name is None:
-        return None
+def _read(backend: StateBackend, name: str) -> Optional[DataFrame]:
+    """The heads directory ``name``, or None when it is gone."""
     path = heads_path(backend.root, name)
     local = local_dir(path)
     if local is not None and not os.path.isdir(local):
@@ -120,14 +124,15 @@ def changed_heads(p: Plan, outcome: Outcome, version: int, strategy: str) -> pa.
     return pa.table(data, schema=arrow_schema(HEADS_COLUMNS))
 
 
-def write_heads(backend: StateBackend, snap: Snapshot, heads: DataFrame, name: str, updated: pa.Table) -> None:
-    """Write the heads ``name`` of the next version: the heads of ``snap`` with the groups of
-    ``updated`` replaced. By the driver when the table and the heads of ``snap`` are local
-    files, else with Spark (one small file either way)."""
+def write_heads(backend: StateBackend, snap: Snapshot, heads: DataFrame, old: Optional[str], name: str,
+                updated: pa.Table) -> None:
+    """Write the heads ``name`` of the next version: the heads of ``snap`` (read from the heads
+    directory ``old``, or scanned when None) with the groups of ``updated`` replaced. By the
+    driver when the table and the old heads are local files, else with Spark (one small file
+    either way)."""
     path = heads_path(backend.root, name)
     local = local_dir(path)
     if local is not None:
-        old = heads_name_at(backend, snap) if snap.version > 0 else None
         old_local = local_dir(heads_path(backend.root, old)) if old else None
         if snap.version == 0 or (old_local is not None and os.path.isdir(old_local)):
             _write_locally(old_local, local, updated)

@@ -40,7 +40,7 @@ from ..spark import inputs
 
 __all__ = [
     "TABLE_COLUMNS", "PARTITION_COLUMN", "HEADS_DIR", "HEADS_COLUMNS", "FORMAT_VERSION",
-    "APP_ID_PREFIX", "arrow_schema", "spark_ddl", "heads_ddl", "heads_path", "heads_name",
+    "APP_ID", "arrow_schema", "spark_ddl", "heads_ddl", "heads_path", "heads_name",
     "FILE_ORDER", "local_path", "local_dir", "in_files",
 ]
 
@@ -60,9 +60,10 @@ HEADS_COLUMNS: List[Tuple[str, str]] = [
 #: Written into the table properties and every commit's metadata.
 FORMAT_VERSION = "1"
 #: Every writer of a table commits an application transaction under this id
-#: (plus the table's id) with version = the table version it writes: two
-#: writers that read the same version cannot both commit (see table.py).
-APP_ID_PREFIX = "spark-assign"
+#: with version = the table version it writes: two writers that read the same
+#: version cannot both commit (see backend.py). Delta keeps application
+#: transactions per table, so one id serves every table.
+APP_ID = "spark-assign"
 #: Order of the rows within each data file (files hold ranges of groups).
 FILE_ORDER = ("group_id", "generation", "topic", "partition")
 

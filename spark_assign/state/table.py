@@ -43,8 +43,8 @@ from ..spark.session import has_delta_spark
 from .backend import ENGINES, Snapshot, Staged, StateBackend
 from .embedded import EmbeddedBackend
 from .generation import rows_in_driver, rows_in_spark
-from .heads import changed_heads, heads_at, heads_name_at, remove_heads, sweep_heads, write_heads
-from .layout import APP_ID_PREFIX, FORMAT_VERSION, PARTITION_COLUMN, heads_name, spark_ddl
+from .heads import changed_heads, heads_and_name_at, heads_at, heads_name_at, remove_heads, sweep_heads, write_heads
+from .layout import APP_ID, FORMAT_VERSION, PARTITION_COLUMN, heads_name, spark_ddl
 from .plan import Outcome, Plan, plan
 
 __all__ = ["AssignmentTable", "Rebalance", "TableState"]
@@ -212,7 +212,7 @@ class AssignmentTable:
         reuse: Optional[tuple] = None
         for attempt in range(1, max_attempts + 1):
             snap = self._current()              # None: no table yet, created once the rows are good
-            heads = heads_at(self._backend, snap)
+            heads, heads_dir = heads_and_name_at(self._backend, snap)
             todo = plan(request.subscriptions, request.topic_df, heads, request.strategy, force,
                         request.topic_counts)                                # 1. the changed groups
             if not todo.changed:
@@ -230,7 +230,7 @@ class AssignmentTable:
             staged, rows = self._stage(request, computed, todo, version)     # 3. files, not yet visible
             summary = _summary(staged.outcome, todo, attempt)
             name = heads_name(version, uuid.uuid4().hex[:12])                # 4. this attempt's own heads
-            write_heads(self._backend, snap, heads, name,
+            write_heads(self._backend, snap, heads, heads_dir, name,
                         changed_heads(todo, staged.outcome, version, request.strategy))
             if self._commit(snap, staged, name, request.strategy, summary):  # 5. compare-and-set N+1
                 return Rebalance(rows, version, summary)
@@ -293,7 +293,7 @@ class AssignmentTable:
                                      "strategy": strategy, "heads": heads, **summary}}
         fault("before-commit")
         try:
-            self._backend.commit(snap, staged, f"{APP_ID_PREFIX}-{snap.table_id}", metadata)
+            self._backend.commit(snap, staged, APP_ID, metadata)
         except CommitConflict:
             self._backend.discard(staged)
             remove_heads(self.path, heads)

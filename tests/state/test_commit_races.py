@@ -16,7 +16,7 @@ from spark_assign.errors import CommitConflict
 from spark_assign.state.backend import Staged
 from spark_assign.state.embedded import EmbeddedBackend
 from spark_assign.state.plan import Outcome
-from spark_assign.state.layout import APP_ID_PREFIX
+from spark_assign.state.layout import APP_ID
 
 ROUNDS, WRITERS = 40, 3
 
@@ -27,7 +27,7 @@ def _writer(path, barrier, results, who):
         snap = backend.snapshot()
         barrier.wait()
         try:
-            backend.commit(snap, Staged(snap.version + 1, [], Outcome()), f"{APP_ID_PREFIX}-{snap.table_id}",
+            backend.commit(snap, Staged(snap.version + 1, [], Outcome()), APP_ID,
                            {"spark_assign": {"writer": who, "round": round_}})
             results.put((round_, who, snap.version + 1, "won"))
         except CommitConflict:
@@ -62,7 +62,7 @@ def test_a_taken_version_is_refused_even_without_a_race(tmp_path):
     backend = EmbeddedBackend(None, path)
     backend.create("test")
     stale = backend.snapshot()
-    app = f"{APP_ID_PREFIX}-{stale.table_id}"
+    app = APP_ID
     backend.commit(backend.snapshot(), Staged(1, [], Outcome()), app, {"spark_assign": "first"})
     with pytest.raises(CommitConflict):
         backend.commit(stale, Staged(1, [], Outcome()), app, {"spark_assign": "second"})
