@@ -190,12 +190,15 @@ def _page(title: str, body: str) -> str:
 
 
 def render_html(rows: Any, title: str = DEFAULT_TITLE, path: Optional[Union[str, "os.PathLike[str]"]] = None,
-                top: int = 25, max_members: int = 200) -> str:
+                top: int = 25, max_members: int = 200, members: Optional[pd.DataFrame] = None) -> str:
     """Render the report of state ``rows`` (pandas DataFrame or pyarrow Table) as one HTML page.
 
     ``top`` groups (most partitions moved or revoked) get a row in the groups
     table and their latest assignment, at most ``max_members`` members each.
-    Writes the page to ``path`` (UTF-8) when given, and returns it.
+    ``members``, when given, are the groups' subscribed members, so that
+    members owning nothing count in members and spread (see
+    :func:`~spark_assign.report.metrics.balance`). Writes the page to ``path``
+    (UTF-8) when given, and returns it.
     """
     if not isinstance(title, str):
         raise InvalidInputError(f"title must be a string, got {type(title).__name__}", column="title")
@@ -210,7 +213,7 @@ def render_html(rows: Any, title: str = DEFAULT_TITLE, path: Optional[Union[str,
                 '<div class="empty" id="no-data" role="status"><h2>No data</h2><p class="note">The state rows '
                 "are empty: no consumer group has been rebalanced yet, or the filter matched nothing.</p></div>")
     else:
-        gm = _group_metrics(df)
+        gm = _group_metrics(df, members)
         m = _metrics_from_groups(gm)
         summary = _summary_from_groups(gm)
         colours = strategy_colours(df["strategy"].unique())
