@@ -90,8 +90,11 @@ def topic_orders(names: List[str], topic_ids: Optional[Mapping[str, str]]) -> Tu
 
 def _held_partitions(ctx: Context) -> np.ndarray:
     """``held[pid]``: the member whose current target holds the partition, or -1.
-    A partition two members claim is held by neither (the contract's rule; Kafka
-    has no defined behaviour), generations decide otherwise."""
+    Of two members claiming a partition, the newer generation holds it, and
+    neither when their generations are equal: the rule of Kafka's client-side
+    sticky assignors (:attr:`Context.claims`), applied here too. Kafka's
+    server-side assignors never see such a claim: the group coordinator keeps
+    one target assignment."""
     owner, _ = ctx.claims
     return owner
 

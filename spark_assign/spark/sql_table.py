@@ -38,7 +38,7 @@ from .wire import KIND_RACKS, KIND_SUBSCRIPTION, WIRE_COLUMNS
 
 __all__ = ["INPUT_COLUMNS", "AssignPlan", "TABLE_FUNCTIONS", "assign_table_rows"]
 
-#: The table argument's columns (CONTRACT section 4): ``(name, type, required)``.
+#: The table argument's columns (docs/sql.md, "Input"): ``(name, type, required)``.
 #: Integral types of any width are accepted where ``int`` is written.
 INPUT_COLUMNS: List[Tuple[str, str, bool]] = [
     ("group_id", "string", True),
