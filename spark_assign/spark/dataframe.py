@@ -2,7 +2,9 @@
 
 A plain module-level function, attached to ``pyspark.sql.DataFrame`` (the
 common base class of classic and Spark Connect DataFrames in Spark 4), built
-on the DataFrame API only, so one definition serves both.
+on the DataFrame API only, so one definition serves both. Importing this
+module attaches it: ``import spark_assign`` imports it as soon as
+``pyspark.sql`` is loaded (see :mod:`spark_assign._pyspark_hook`).
 """
 
 from __future__ import annotations
@@ -153,3 +155,6 @@ def _wire(subscriptions: DataFrame, strategy: str, topics: Any, previous: Any) -
 def attach() -> None:
     """Add :func:`assign_partitions` to ``pyspark.sql.DataFrame`` (classic and Connect)."""
     DataFrame.assign_partitions = assign_partitions  # type: ignore[attr-defined]
+
+
+attach()   # what importing the Spark layer (and, once PySpark is loaded, ``import spark_assign``) promises
