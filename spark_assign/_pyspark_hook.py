@@ -37,10 +37,10 @@ class _AfterLoad(importlib.abc.Loader):
         self._loader = loader
         self._callbacks = callbacks
 
-    def create_module(self, spec):  # noqa: D102 - the Loader protocol
+    def create_module(self, spec):
         return self._loader.create_module(spec)
 
-    def exec_module(self, module: ModuleType) -> None:  # noqa: D102 - the Loader protocol
+    def exec_module(self, module: ModuleType) -> None:
         self._loader.exec_module(module)
         for callback in self._callbacks:
             callback()

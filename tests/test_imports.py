@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def python(code: str) -> str:
     """Run ``code`` in a new interpreter that imports this checkout's ``spark_assign``; its stdout."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, check=False,
                           timeout=120)
     assert done.returncode == 0, done.stderr
     return done.stdout

@@ -26,6 +26,7 @@ Definitions
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 import pandas as pd
@@ -35,6 +36,7 @@ from ..schema import STATUSES
 from .data import KEY, load_rows
 
 __all__ = [
+    "Figures",
     "balance",
     "metrics",
     "group_metrics",
@@ -139,12 +141,58 @@ def _group_metrics(df: pd.DataFrame, members: Optional[pd.DataFrame] = None) -> 
     return out[GROUP_METRIC_COLUMNS]
 
 
+class Figures:
+    """Every figure of an assignment history, from one validated copy of its rows, each computed
+    once (the HTML report shows them all; the functions below are its parts).
+
+    Example::
+
+        figures = Figures(rows)
+        figures.per_generation.equals(metrics(rows)) and figures.fleet["groups"] == len(figures.summary)
+
+    Parameters
+    ----------
+    rows:
+        State rows (see :func:`~spark_assign.report.data.load_rows`).
+    members:
+        The groups' subscribed members, or None (see :func:`balance`).
+    """
+
+    def __init__(self, rows: Any, members: Optional[pd.DataFrame] = None) -> None:
+        self.rows = load_rows(rows)
+        self.members = members
+
+    @cached_property
+    def per_group(self) -> pd.DataFrame:
+        """:func:`group_metrics`: one row per (strategy, group_id, generation)."""
+        return _group_metrics(self.rows, self.members)
+
+    @cached_property
+    def per_generation(self) -> pd.DataFrame:
+        """:func:`metrics`: one row per (strategy, generation)."""
+        return _metrics_from_groups(self.per_group)
+
+    @cached_property
+    def summary(self) -> pd.DataFrame:
+        """:func:`group_summary` (every group): one row per group, most movement first."""
+        return _summary_from_groups(self.per_group)
+
+    @cached_property
+    def fleet(self) -> Dict[str, Any]:
+        """:func:`fleet_summary`: the headline figures."""
+        return _fleet_summary(self.rows, self.per_group, self.summary)
+
+    def latest(self, groups: Optional[Iterable[tuple]] = None) -> pd.DataFrame:
+        """:func:`latest_assignment` of ``groups`` (``(strategy, group_id)`` pairs; None: all)."""
+        return _latest_assignment(self.rows, groups)
+
+
 def group_metrics(rows: Any, members: Optional[pd.DataFrame] = None) -> pd.DataFrame:
     """One row per (strategy, group_id, generation): partitions, status counts, members, spread.
 
     ``members`` (optional): the groups' subscribed members, see :func:`balance`.
     """
-    return _group_metrics(load_rows(rows), members)
+    return Figures(rows, members).per_group
 
 
 def _metrics_from_groups(gm: pd.DataFrame) -> pd.DataFrame:
@@ -178,7 +226,7 @@ def metrics(rows: Any, members: Optional[pd.DataFrame] = None) -> pd.DataFrame:
     ``committed_at``. ``members`` (optional): the groups' subscribed members,
     see :func:`balance`.
     """
-    return _metrics_from_groups(_group_metrics(load_rows(rows), members))
+    return Figures(rows, members).per_generation
 
 
 def _summary_from_groups(gm: pd.DataFrame) -> pd.DataFrame:
@@ -213,7 +261,7 @@ def group_summary(rows: Any, top: Optional[int] = None, members: Optional[pd.Dat
     """
     if top is not None and (not isinstance(top, int) or isinstance(top, bool) or top < 0):
         raise InvalidInputError(f"top must be a non-negative integer, got {top!r}", column="top")
-    out = _summary_from_groups(_group_metrics(load_rows(rows), members))
+    out = Figures(rows, members).summary
     return out if top is None else out.head(top).reset_index(drop=True)
 
 
@@ -247,7 +295,7 @@ def latest_assignment(rows: Any, groups: Optional[Iterable[tuple]] = None) -> pd
     it / ``new`` / ``assigned`` (completed transfers), ``revoking`` (partitions it
     gives up, pending), and ``assignment``, its partitions as ``"t0 0-2; t1 5"``.
     """
-    return _latest_assignment(load_rows(rows), groups)
+    return Figures(rows).latest(groups)
 
 
 def _latest_assignment(df: pd.DataFrame, groups: Optional[Iterable[tuple]] = None) -> pd.DataFrame:
@@ -286,9 +334,7 @@ def fleet_summary(rows: Any, members: Optional[pd.DataFrame] = None) -> Dict[str
 
     ``members`` (optional): the groups' subscribed members, see :func:`balance`.
     """
-    df = load_rows(rows)
-    gm = _group_metrics(df, members)
-    return _fleet_summary(df, gm, _summary_from_groups(gm))
+    return Figures(rows, members).fleet
 
 
 def _fleet_summary(df: pd.DataFrame, gm: pd.DataFrame, summary: pd.DataFrame) -> Dict[str, Any]:

@@ -17,7 +17,7 @@ from pyspark.sql import types as T
 from ..core.model import check_topics
 from ..errors import InvalidInputError, SchemaError
 
-__all__ = ["subscription_columns", "topics_frame", "previous_frame", "check_columns"]
+__all__ = ["subscription_columns", "topics_frame", "previous_frame", "check_columns", "type_matches"]
 
 _INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
 
@@ -50,7 +50,15 @@ def local_frame(spark, columns: List[Tuple[str, str]], data: Dict[str, list]) ->
     return spark.createDataFrame(table, schema=spark_ddl(columns))
 
 
-def _type_ok(dtype: T.DataType, expected: str) -> bool:
+def type_matches(dtype: T.DataType, expected: str) -> bool:
+    """Whether a column of Spark type ``dtype`` is accepted where the project's DDL type ``expected``
+    is written (``int``: an integral type of any width; ``string``; ``array<int>``;
+    ``array<array<string>>``). Shared by the DataFrame method's and the SQL functions' schema checks.
+
+    Example::
+
+        type_matches(T.LongType(), "int") and not type_matches(T.StringType(), "int")
+    """
     if expected == "string":
         return isinstance(dtype, T.StringType)
     if expected == "int":
@@ -77,7 +85,7 @@ def check_columns(df: DataFrame, what: str, columns: List[Tuple[str, str, bool]]
                 raise SchemaError(
                     f"{what} lacks the required column '{name}' ({expected}); it has: {', '.join(fields)}")
             continue
-        if not _type_ok(fields[name], expected):
+        if not type_matches(fields[name], expected):
             raise SchemaError(
                 f"{what} column '{name}' must be {expected}, got {fields[name].simpleString()}")
         present[name] = fields[name]
