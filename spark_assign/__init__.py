@@ -7,9 +7,23 @@ to every PySpark DataFrame (classic and Spark Connect).
 * :mod:`spark_assign.spark` — the DataFrame method, SQL functions, local sessions.
 * :mod:`spark_assign.state` — :class:`AssignmentTable`, generations in Delta.
 * :mod:`spark_assign.testing` — seeded input generators and invariant checks.
+
+Importing the package does not import PySpark: ``import spark_assign.core``
+(which runs this file first) needs only NumPy. The DataFrame method is added
+as soon as ``pyspark.sql`` is loaded (at once if it already is; see
+:mod:`spark_assign._pyspark_hook`), and the names that need Spark
+(``AssignmentTable``, ``local_session``, ``register``, ``assign_partitions``,
+``attach``) and the Spark-side subpackages are imported on first use
+(PEP 562 module ``__getattr__``).
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any, List
+
 from . import core, errors
+from ._pyspark_hook import when_pyspark_sql_loads
 from .core import Member, assign, strategy_names
 from .errors import (
     ConcurrentRebalanceError,
@@ -19,13 +33,25 @@ from .errors import (
     StateTableError,
     UnknownStrategyError,
 )
-from .spark import assign_partitions, attach, local_session
-from .spark.sql import register
-from .state import AssignmentTable
 
-attach()
+if TYPE_CHECKING:  # the lazily imported names, for type checkers and IDEs
+    from .spark import assign_partitions, attach, local_session
+    from .spark.sql import register
+    from .state import AssignmentTable
 
 __version__ = "0.1.0"
+
+#: Names that need PySpark, imported on first access: name -> the module that defines it.
+SPARK_NAMES = {
+    "assign_partitions": "spark_assign.spark",
+    "attach": "spark_assign.spark",
+    "local_session": "spark_assign.spark",
+    "register": "spark_assign.spark.sql",
+    "AssignmentTable": "spark_assign.state",
+}
+#: Subpackages and modules reachable as attributes (``spark_assign.state.AssignmentTable``) before
+#: anything imported them.
+SUBMODULES = ("spark", "state", "report", "cli", "testing", "scenario", "compare", "schema")
 
 __all__ = [
     "core",
@@ -44,3 +70,28 @@ __all__ = [
     "StateTableError",
     "ConcurrentRebalanceError",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The Spark-side names and subpackages, imported when first used (then cached here)."""
+    if name in SPARK_NAMES:
+        value = getattr(importlib.import_module(SPARK_NAMES[name]), name)
+    elif name in SUBMODULES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> List[str]:
+    return sorted(set(globals()) | set(SPARK_NAMES) | set(SUBMODULES))
+
+
+def _load_the_dataframe_method() -> None:
+    # Importing the module attaches the method; it may be mid-import already (it imports pyspark.sql,
+    # which can be what triggered this call): then its last line attaches it.
+    importlib.import_module("spark_assign.spark.dataframe")
+
+
+when_pyspark_sql_loads(_load_the_dataframe_method)

@@ -10,7 +10,8 @@ from typing import List, Tuple
 
 __all__ = ["SUBSCRIPTION_COLUMNS", "RESULT_COLUMNS", "STATE_COLUMNS", "STATUSES"]
 
-#: Subscription rows (CONTRACT section 3): (name, type, required).
+#: Subscription rows, the input of ``DataFrame.assign_partitions`` (docs/dataframe.md, "Input"):
+#: (name, type, required).
 SUBSCRIPTION_COLUMNS: List[Tuple[str, str, bool]] = [
     ("group_id", "string", False),
     ("member_id", "string", True),

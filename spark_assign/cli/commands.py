@@ -94,9 +94,12 @@ def _simulate(ctx: Context, plan, table_path: str, report: Optional[str], check_
     ctx.print()
     ctx.print(f"Table:  {table_path}")
     if report:
+        import pandas as pd
+
         rows = read_state_rows(ctx.runtime, table_path)
         title = plan.title or f"Simulation: {' vs '.join(plan.strategies)}"
-        write_report(rows, report, title)
+        subscribed = [r.members for r in results if r.members is not None]
+        write_report(rows, report, title, members=pd.concat(subscribed) if subscribed else None)
     return results
 
 
@@ -143,23 +146,27 @@ def cmd_demo(args, ctx: Context) -> int:
 # ---------------------------------------------------------------------------- rebalance
 
 def _group_figures(subscriptions, rows):
-    """Per recomputed group: generation, members, partitions, status counts, spread (pandas)."""
+    """Per recomputed group: generation, members, partitions, status counts, spread (pandas).
+
+    Members and spread are :func:`~spark_assign.report.metrics.balance`'s, over
+    every subscribed member (one owning nothing counts 0).
+    """
     from pyspark.sql import functions as F
+
+    from ..report.metrics import balance
 
     if "group_id" not in subscriptions.columns:
         subscriptions = subscriptions.withColumn("group_id", F.lit("default"))
     one = F.lit(1)
     groups = rows.select("group_id").distinct()
-    owned = (rows.where(F.col("member_id").isNotNull()).groupBy("group_id", "member_id")
-             .agg(F.count(one).alias("n")))
-    members = (subscriptions.select("group_id", "member_id").distinct().join(groups, "group_id", "left_semi")
-               .join(owned, ["group_id", "member_id"], "left").fillna(0, subset=["n"]))
-    spread = members.groupBy("group_id").agg(F.count(one).alias("members"),
-                                             (F.max("n") - F.min("n")).alias("spread"))
+    # Partitions per owner (a null owner: the group's pending partitions), and the subscribed members.
+    owned = rows.groupBy("group_id", "member_id").agg(F.count(one).alias("n")).toPandas()
+    members = subscriptions.select("group_id", "member_id").distinct().join(groups, "group_id", "left_semi").toPandas()
+    spread = balance(owned, ["group_id"], members, count="n")[["members", "spread"]]
     status = rows.groupBy("group_id").agg(F.max("generation").alias("generation"),
                                           F.count(one).alias("partitions"),
                                           *[F.sum((F.col("status") == s).cast("long")).alias(s) for s in STATUSES])
-    return status.join(spread, "group_id", "left").toPandas()
+    return status.toPandas().join(spread, on="group_id", how="left")
 
 
 def cmd_rebalance(args, ctx: Context) -> int:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Dict, Optional, TextIO
 
 from ..errors import SparkAssignError
+from ..spark.delta import is_path  # the one path-or-name rule, shared with AssignmentTable
 from .tables import format_seconds
 
 __all__ = ["CliError", "Progress", "SparkRuntime", "is_path", "is_delta_table", "require_table"]
@@ -44,16 +45,6 @@ class Progress:
             stream.flush()
 
 
-def is_path(location: str) -> bool:
-    """Whether a ``--table`` or input value names a filesystem path rather than a catalog table.
-
-    Paths contain a separator, start with ``.`` or ``~``, or exist; anything
-    else (``fleet``, ``db.fleet``) is a catalog name. The same rule as
-    :class:`~spark_assign.state.AssignmentTable`.
-    """
-    return "/" in location or os.sep in location or location.startswith((".", "~")) or os.path.exists(location)
-
-
 def is_delta_table(path: str) -> bool:
     """Whether ``path`` is a directory holding a Delta log."""
     return os.path.isdir(os.path.join(os.path.expanduser(path), "_delta_log"))
@@ -62,11 +53,14 @@ def is_delta_table(path: str) -> bool:
 def require_table(location: str) -> str:
     """Check, before Spark starts, that a path ``--table`` exists; return the location to open.
 
-    Catalog names are returned as they are: the catalog is asked once Spark runs.
+    A path is returned absolute, so that whoever opens it next sees a path
+    whatever its own rule (``fleet``, a folder in the working directory, is a
+    path here only because it exists). Catalog names are returned as they are:
+    the catalog is asked once Spark runs.
     """
     if not is_path(location):
         return location
-    path = os.path.expanduser(location)
+    path = os.path.abspath(os.path.expanduser(location))
     if not os.path.exists(path):
         raise CliError(f"no such table: {location} does not exist")
     if not is_delta_table(path):

@@ -23,6 +23,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from ..core import get_strategy
 from ..errors import InvalidInputError, SparkAssignError
+from ..report.metrics import balance
 from ..scenario import Generation, Scenario, generate
 from .runtime import CliError, Progress
 from .tables import format_seconds, format_table
@@ -206,6 +207,8 @@ class StepResult:
     spread_max: Optional[int] = None
     spread_mean: Optional[float] = None
     seconds: float = 0.0
+    #: The subscribed members of the groups it committed: strategy, group_id, generation, member_id (pandas).
+    members: Any = None
 
     def get(self, key: str) -> int:
         """A count of the table's summary (0 when absent)."""
@@ -239,21 +242,23 @@ def _frames(spark, plan: Plan, gen: Generation, strategy: str):
     return subs, topics
 
 
-def _balance(step_rows, members: Mapping[str, List[str]]) -> tuple:
-    """(worst, mean) spread, max - min partitions per member, over the groups in ``step_rows``.
+def _subscribed(step_rows, members: Mapping[str, List[str]], strategy: str):
+    """The subscribed members of the groups in ``step_rows`` (pandas: ``group_id``, ``generation``, ...):
+    a pandas DataFrame ``(strategy, group_id, generation, member_id)``, from ``members`` (per group id)."""
+    import pandas as pd
 
-    ``step_rows`` is a pandas DataFrame ``(group_id, member_id)`` of the new
-    generation's rows; ``members`` the members of every group (members owning
-    nothing count as 0; pending partitions count for nobody).
-    """
+    generations = step_rows.groupby("group_id")["generation"].first()
+    return pd.DataFrame([(strategy, g, int(gen), m) for g, gen in generations.items() for m in members.get(g, ())],
+                        columns=["strategy", "group_id", "generation", "member_id"])
+
+
+def _balance(step_rows, subscribed) -> tuple:
+    """(worst, mean) spread over the groups in ``step_rows`` (pandas: ``group_id``, ``member_id``), the
+    members in ``subscribed`` counting even when they own nothing (see :func:`~spark_assign.report.metrics.balance`)."""
     if step_rows is None or len(step_rows) == 0:
         return None, None
-    owned = step_rows[step_rows["member_id"].notna()].groupby(["group_id", "member_id"]).size().to_dict()
-    spreads = []
-    for group in step_rows["group_id"].unique():
-        counts = [owned.get((group, m), 0) for m in members.get(group, ())]
-        spreads.append(max(counts) - min(counts) if counts else 0)
-    return int(max(spreads)), round(sum(spreads) / len(spreads), 2)
+    spreads = balance(step_rows, ["group_id"], subscribed)["spread"]
+    return int(spreads.max()), round(float(spreads.mean()), 2)
 
 
 def run_plan(spark, table, plan: Plan, progress: Progress, check_idempotent: bool = False) -> List[StepResult]:
@@ -277,8 +282,9 @@ def run_plan(spark, table, plan: Plan, progress: Progress, check_idempotent: boo
                 result = StepResult(gen.number, strategy, follow_up, events if follow_up == 0 else "follow-up",
                                     len(gen.groups), dict(step.summary), step.version)
                 if step.version is not None:
-                    rows = step.rows.select("group_id", "member_id").toPandas()
-                    result.spread_max, result.spread_mean = _balance(rows, members)
+                    rows = step.rows.select("group_id", "generation", "member_id").toPandas()
+                    result.members = _subscribed(rows, members, strategy)
+                    result.spread_max, result.spread_mean = _balance(rows, result.members)
                 result.seconds = time.perf_counter() - began
                 results.append(result)
                 progress.say(_progress_line(result, total))

@@ -58,15 +58,21 @@ def display_groups(rows: pd.DataFrame) -> pd.DataFrame:
     The report keys groups by (strategy, group id), so the same fleet under two
     strategies then lines up group by group. Any other table is returned as is.
     """
+    return _strip_strategy(rows) if _all_prefixed(rows) else rows
+
+
+def _all_prefixed(rows: pd.DataFrame) -> bool:
     if rows.empty:
-        return rows
+        return False
     prefixes = rows["strategy"].astype(str) + "/"
-    ids = rows["group_id"].astype(str)
-    starts = [g.startswith(p) for g, p in zip(ids, prefixes)]
-    if not all(starts):
-        return rows
+    return all(g.startswith(p) for g, p in zip(rows["group_id"].astype(str), prefixes))
+
+
+def _strip_strategy(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with each ``<strategy>/`` prefix cut off its group id (rows without it unchanged)."""
+    ids, prefixes = rows["group_id"].astype(str), rows["strategy"].astype(str) + "/"
     out = rows.copy()
-    out["group_id"] = [g[len(p):] for g, p in zip(ids, prefixes)]
+    out["group_id"] = [g.removeprefix(p) for g, p in zip(ids, prefixes)]
     return out
 
 
@@ -114,8 +120,14 @@ def commit_rows(history: List[Dict[str, Any]]) -> List[List[Any]]:
     return rows
 
 
-def write_report(rows: pd.DataFrame, path: str, title: str, top: int = 25) -> str:
-    """Render the report of ``rows`` (group ids shown per :func:`display_groups`) to ``path``."""
+def write_report(rows: pd.DataFrame, path: str, title: str, top: int = 25,
+                 members: Optional[pd.DataFrame] = None) -> str:
+    """Render the report of ``rows`` (group ids shown per :func:`display_groups`) to ``path``.
+
+    ``members`` (``strategy``, ``group_id``, ``generation``, ``member_id``): the
+    subscribed members when known (a simulation), so members owning nothing
+    count in the report's members and spread as they do in the command's output.
+    """
     import os
 
     from ..report import render_html
@@ -123,5 +135,7 @@ def write_report(rows: pd.DataFrame, path: str, title: str, top: int = 25) -> st
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise CliError(f"--out: no such folder: {folder}")
-    render_html(display_groups(rows), title=title, path=path, top=top)
+    if members is not None and _all_prefixed(rows):
+        members = _strip_strategy(members)
+    render_html(display_groups(rows), title=title, path=path, top=top, members=members)
     return os.path.abspath(path)

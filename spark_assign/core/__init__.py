@@ -16,13 +16,14 @@ Pure Python and NumPy; no Spark needed::
 
 from .api import assign, assign_group
 from .checks import balance_violations, check_assignment, is_balanced, moves, validity_errors
-from .model import Group, GroupInput, Member
+from .model import Group, GroupInput, Member, check_topics
 from .registry import Strategy, get_strategy, register_strategy, strategy_names
 from .result import STATUS_NAMES, AssignmentResult
 
 __all__ = [
     "Member",
     "GroupInput",
+    "check_topics",
     "Group",
     "assign",
     "assign_group",

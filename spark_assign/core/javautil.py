@@ -31,11 +31,14 @@ __all__ = [
     "java_sorted",
     "topic_partition_hash",
     "hashmap_order",
+    "hash_spread",
     "JavaHashSet",
+    "INITIAL_CAPACITY",
 ]
 
 _MASK32 = 0xFFFFFFFF
-_INITIAL_CAPACITY = 16
+#: ``HashMap``'s default initial capacity (``DEFAULT_INITIAL_CAPACITY``): a new map has 16 buckets.
+INITIAL_CAPACITY = 16
 _TREEIFY_THRESHOLD = 8
 _MIN_TREEIFY_CAPACITY = 64
 
@@ -97,7 +100,14 @@ def topic_partition_hash(topic_hash: int, partition: int) -> int:
     return _to_int32(31 * (31 + partition) + topic_hash)
 
 
-def _spread(h: int) -> int:
+def hash_spread(h: int) -> int:
+    """``HashMap.hash``'s spreading of a key's ``hashCode()`` ``h``: ``h ^ (h >>> 16)``, so the high
+    bits reach the bucket index ``hash & (capacity - 1)``.
+
+    Example::
+
+        hash_spread(0x10000) == 0x10001
+    """
     h &= _MASK32
     return h ^ (h >> 16)
 
@@ -106,7 +116,7 @@ class _BucketCounter:
     """Tracks a Java HashMap's capacity as keys are inserted (never removed)."""
 
     def __init__(self) -> None:
-        self.capacity = _INITIAL_CAPACITY
+        self.capacity = INITIAL_CAPACITY
         self.spreads: List[int] = []
         self.counts: Dict[int, int] = {}
 
@@ -138,14 +148,14 @@ def hashmap_order(hashes: Sequence[int]) -> List[int]:
     n = len(hashes)
     if n > 3 * _MIN_TREEIFY_CAPACITY // 4:
         # The size rule alone reaches 128+ buckets; small-table resizes cannot exceed 64.
-        capacity = _INITIAL_CAPACITY
+        capacity = INITIAL_CAPACITY
         while n > capacity * 3 // 4:
             capacity *= 2
         h = np.asarray(hashes, dtype=np.int64) & _MASK32
         buckets = (h ^ (h >> 16)) & (capacity - 1)
         return np.lexsort((np.arange(n), buckets)).tolist()
     counter = _BucketCounter()
-    spreads = [_spread(h) for h in hashes]
+    spreads = [hash_spread(h) for h in hashes]
     for s in spreads:
         counter.insert(s)
     mask = counter.capacity - 1
@@ -164,7 +174,7 @@ class JavaHashSet:
         self._seq: Dict[Hashable, int] = {}
         self._spread: Dict[Hashable, int] = {}
         self._next = 0
-        self._capacity = _INITIAL_CAPACITY
+        self._capacity = INITIAL_CAPACITY
 
     def __len__(self) -> int:
         return len(self._seq)
@@ -177,7 +187,7 @@ class JavaHashSet:
             return
         self._seq[item] = self._next
         self._next += 1
-        self._spread[item] = _spread(java_hash)
+        self._spread[item] = hash_spread(java_hash)
         size = len(self._seq)
         mask = self._capacity - 1
         if self._capacity < _MIN_TREEIFY_CAPACITY:

@@ -17,6 +17,7 @@ immutable :class:`Group` every strategy reads.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -26,7 +27,7 @@ from ..errors import InvalidInputError
 from .javautil import java_sort_key
 from .keys import duplicates, encode_subscriptions, shared_topic_row
 
-__all__ = ["Member", "GroupInput", "Group", "encode", "NO_GENERATION"]
+__all__ = ["Member", "GroupInput", "Group", "encode", "check_topics", "NO_GENERATION"]
 
 #: Kafka's ``DEFAULT_GENERATION``: the generation of a claim that carries none.
 NO_GENERATION = -1
@@ -117,11 +118,7 @@ class GroupInput:
         partition_racks: Optional[Mapping[str, Sequence[Sequence[str]]]] = None,
     ) -> "GroupInput":
         """Build the columnar input from :class:`Member` objects and ``{topic: count}``."""
-        if isinstance(topics, (str, bytes)) or not isinstance(topics, Mapping):
-            raise InvalidInputError(
-                f"topics must be a mapping of topic name to partition count, got {type(topics).__name__}",
-                column="topics",
-            )
+        topics = check_topics(topics)
         for m in members:
             if not isinstance(m, Member):
                 raise InvalidInputError(
@@ -134,7 +131,7 @@ class GroupInput:
         for name, count in topics.items():
             topic_index[name] = len(names)
             names.append(name)
-            counts.append(_count_value(name, count))
+            counts.append(count)
 
         def code(topic: object) -> int:
             i = topic_index.get(topic)
@@ -174,17 +171,40 @@ class GroupInput:
         )
 
 
-def _count_value(topic: object, count: object) -> int:
-    if isinstance(count, bool) or not isinstance(count, (int, np.integer)):
+def check_topics(topics: object) -> Dict[str, int]:
+    """The one check of a ``topics`` argument ``{topic: partition count}``, shared by every surface
+    (:func:`~spark_assign.core.assign`, ``DataFrame.assign_partitions``, ``AssignmentTable``).
+
+    Names must be non-empty strings; counts non-negative integers: ``int`` or any
+    :class:`numbers.Integral` (NumPy's integers included), never a ``bool``.
+    Returns the mapping as a dict of Python ints.
+
+    Example::
+
+        check_topics({"orders": np.int64(12), "payments": 3}) == {"orders": 12, "payments": 3}
+
+    Parameters
+    ----------
+    topics:
+        The argument. Raises :class:`~spark_assign.errors.InvalidInputError`
+        naming column ``topics`` (not a mapping), ``topic`` (bad names) or
+        ``num_partitions`` (bad counts; every offending ``(topic, count)`` listed).
+    """
+    if isinstance(topics, (str, bytes)) or not isinstance(topics, Mapping):
         raise InvalidInputError(
-            f"partition count must be an integer, got {type(count).__name__}",
-            column="num_partitions", rows=[(topic, count)],
+            f"topics must be a mapping of topic name to partition count, got {type(topics).__name__}",
+            column="topics",
         )
-    if count < 0:
-        raise InvalidInputError(
-            "negative partition count", column="num_partitions", rows=[(topic, int(count))]
-        )
-    return int(count)
+    names = [name for name in topics if not isinstance(name, str) or not name]
+    if names:
+        raise InvalidInputError("null or empty topic", column="topic", rows=names)
+    bad = [(name, count) for name, count in topics.items()
+           if isinstance(count, (bool, np.bool_)) or not isinstance(count, numbers.Integral) or count < 0]
+    if bad:
+        kinds = ", ".join(sorted({type(count).__name__ for _, count in bad}))
+        raise InvalidInputError(f"partition count must be a non-negative integer, got {kinds}",
+                                column="num_partitions", rows=bad)
+    return {name: int(count) for name, count in topics.items()}
 
 
 def _partition_value(member_id: object, tp: Sequence[object]) -> int:

@@ -26,12 +26,12 @@ from .context import Context, Outcome
 from .javautil import hashmap_order, java_string_hash
 from .racks import partition_rack_sets, use_rack_aware
 
-__all__ = ["assign_range"]
+__all__ = ["assign_range", "subscribers_by_topic", "vectorized_ranges"]
 
 
 def assign_range(ctx: Context) -> Outcome:
     g = ctx.group
-    subscribers = _subscribers_by_topic(ctx)
+    subscribers = subscribers_by_topic(ctx)
     states = []
     if g.has_racks():
         states = [_TopicState(ctx, t, subscribers[t]) for t in range(g.num_topics) if g.topic_counts[t] > 0]
@@ -43,10 +43,10 @@ def assign_range(ctx: Context) -> Outcome:
             s.write(owner)
         # Kafka sorts every member's list by (topic, partition) in this mode.
         return Outcome(owner, np.arange(g.num_partitions, dtype=np.int64))
-    return Outcome(_vectorized_ranges(ctx, subscribers), _kafka_topic_order(ctx))
+    return Outcome(vectorized_ranges(ctx, subscribers), _kafka_topic_order(ctx))
 
 
-def _subscribers_by_topic(ctx: Context) -> List[np.ndarray]:
+def subscribers_by_topic(ctx: Context) -> List[np.ndarray]:
     """Each topic's subscribers in ``MemberInfo`` order."""
     g = ctx.group
     members, bounds = g.subscribers_by_topic()       # by member index
@@ -57,7 +57,11 @@ def _subscribers_by_topic(ctx: Context) -> List[np.ndarray]:
     return [members[bounds[t]:bounds[t + 1]] for t in range(g.num_topics)]
 
 
-def _vectorized_ranges(ctx: Context, subscribers: List[np.ndarray]) -> np.ndarray:
+def vectorized_ranges(ctx: Context, subscribers: List[np.ndarray]) -> np.ndarray:
+    """The owner of every partition (by pid) when each topic is split into contiguous ranges over
+    its ``subscribers`` in the given order, the first ``count % members`` ranges one longer
+    (``RangeAssignor``'s split; ``server_range`` uses it too). Every topic of a group has a
+    subscriber (its topics are the subscribed ones), so every partition gets an owner."""
     g = ctx.group
     n = g.topic_counts
     c = np.array([len(s) for s in subscribers], dtype=np.int64)

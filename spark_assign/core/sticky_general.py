@@ -44,7 +44,7 @@ from .javautil import JavaHashSet, java_string_hash, topic_partition_hash
 from .keys import run_positions
 from .sticky import StickyRacks
 
-__all__ = ["build_general"]
+__all__ = ["build_general", "water_fill"]
 
 _SCAN_CHUNK = 4096
 
@@ -136,7 +136,7 @@ class _GeneralBuilder:
             self._fill(rest[run_start:], eligible)
 
     def _fill(self, pids: np.ndarray, eligible: np.ndarray) -> None:
-        self._give(pids, eligible[_water_fill(self.counts[eligible], len(pids))])
+        self._give(pids, eligible[water_fill(self.counts[eligible], len(pids))])
 
     def _assign_on_racks(self, pids: np.ndarray) -> np.ndarray:
         left = []
@@ -323,7 +323,7 @@ def _pid_ranges(offsets: np.ndarray, topics: np.ndarray, values: Optional[np.nda
     return idx if values is None else values[idx]
 
 
-def _water_fill(counts: np.ndarray, k: int) -> np.ndarray:
+def water_fill(counts: np.ndarray, k: int) -> np.ndarray:
     """Positions in ``counts`` receiving k items, one at a time, each to the least
     loaded (ties to the lower position): the picks sorted by (level, position)."""
     n = len(counts)

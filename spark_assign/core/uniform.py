@@ -31,7 +31,7 @@ from typing import List, Mapping, Optional, Tuple
 import numpy as np
 
 from .context import Context, Outcome
-from .javautil import _INITIAL_CAPACITY, _spread
+from .javautil import INITIAL_CAPACITY, hash_spread
 from .model import Group
 
 __all__ = ["assign_uniform", "topic_orders"]
@@ -73,13 +73,13 @@ def topic_orders(names: List[str], topic_ids: Optional[Mapping[str, str]]) -> Tu
         msb[i] = int.from_bytes(data[:8], "big", signed=True)
         lsb[i] = int.from_bytes(data[8:16], "big", signed=True)
     by_uuid = sorted(range(n), key=lambda i: (msb[i], lsb[i], i))
-    capacity = _INITIAL_CAPACITY
+    capacity = INITIAL_CAPACITY
     while capacity < int(n / 0.75) + 1:          # new HashSet<>(collection) sizing
         capacity *= 2
 
     def bucket(i: int) -> int:
         x = (msb[i] ^ lsb[i]) & 0xFFFFFFFFFFFFFFFF
-        return _spread(((x >> 32) ^ x) & 0xFFFFFFFF) & (capacity - 1)
+        return hash_spread(((x >> 32) ^ x) & 0xFFFFFFFF) & (capacity - 1)
 
     by_hash = sorted(range(n), key=lambda i: (bucket(i), i))
     uuid_rank, hash_rank = np.empty(n, np.int64), np.empty(n, np.int64)
@@ -90,8 +90,11 @@ def topic_orders(names: List[str], topic_ids: Optional[Mapping[str, str]]) -> Tu
 
 def _held_partitions(ctx: Context) -> np.ndarray:
     """``held[pid]``: the member whose current target holds the partition, or -1.
-    A partition two members claim is held by neither (the contract's rule; Kafka
-    has no defined behaviour), generations decide otherwise."""
+    Of two members claiming a partition, the newer generation holds it, and
+    neither when their generations are equal: the rule of Kafka's client-side
+    sticky assignors (:attr:`Context.claims`), applied here too. Kafka's
+    server-side assignors never see such a claim: the group coordinator keeps
+    one target assignment."""
     owner, _ = ctx.claims
     return owner
 
@@ -203,7 +206,7 @@ class _Heterogeneous:
         self.balance()
 
     def fill_unassigned(self) -> None:
-        from .sticky_general import _water_fill
+        from .sticky_general import water_fill
 
         g = self.g
         for t in self.topics.tolist():
@@ -213,7 +216,7 @@ class _Heterogeneous:
                 continue
             members = self.by_load(self.subscribers_of(t))
             # Least loaded first, dealt round-robin over the least loaded block.
-            picks = members[_water_fill(self.size[members], len(free))]
+            picks = members[water_fill(self.size[members], len(free))]
             self.owner[free] = picks
             np.add.at(self.size, picks, 1)
 

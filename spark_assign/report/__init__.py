@@ -14,10 +14,13 @@ as a pandas DataFrame or a pyarrow Table::
 
 from .data import load_rows
 from .html import DEFAULT_TITLE, render_html
-from .metrics import fleet_summary, format_partitions, group_metrics, group_summary, latest_assignment, metrics
+from .metrics import (Figures, balance, fleet_summary, format_partitions, group_metrics, group_summary,
+                      latest_assignment, metrics)
 from .theme import strategy_colours
 
 __all__ = [
+    "Figures",
+    "balance",
     "metrics",
     "group_metrics",
     "group_summary",

@@ -18,9 +18,8 @@ import pandas as pd
 
 from ..errors import InvalidInputError
 from .charts import COMPARISONS, compare_figure, overview_figures, sparkline, strategy_totals
-from .data import KEY, load_rows
-from .metrics import (_fleet_summary, _group_metrics, _latest_assignment, _metrics_from_groups,
-                      _summary_from_groups)
+from .data import KEY
+from .metrics import Figures
 from .svg import fmt
 from .theme import CSS, SCRIPT, strategy_colours
 
@@ -190,12 +189,15 @@ def _page(title: str, body: str) -> str:
 
 
 def render_html(rows: Any, title: str = DEFAULT_TITLE, path: Optional[Union[str, "os.PathLike[str]"]] = None,
-                top: int = 25, max_members: int = 200) -> str:
+                top: int = 25, max_members: int = 200, members: Optional[pd.DataFrame] = None) -> str:
     """Render the report of state ``rows`` (pandas DataFrame or pyarrow Table) as one HTML page.
 
     ``top`` groups (most partitions moved or revoked) get a row in the groups
     table and their latest assignment, at most ``max_members`` members each.
-    Writes the page to ``path`` (UTF-8) when given, and returns it.
+    ``members``, when given, are the groups' subscribed members, so that
+    members owning nothing count in members and spread (see
+    :func:`~spark_assign.report.metrics.balance`). Writes the page to ``path``
+    (UTF-8) when given, and returns it.
     """
     if not isinstance(title, str):
         raise InvalidInputError(f"title must be a string, got {type(title).__name__}", column="title")
@@ -204,19 +206,18 @@ def render_html(rows: Any, title: str = DEFAULT_TITLE, path: Optional[Union[str,
             raise InvalidInputError(f"{name} must be a positive integer, got {value!r}", column=name)
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise InvalidInputError(f"path must be a string or path, got {type(path).__name__}", column="path")
-    df = load_rows(rows)
+    figures = Figures(rows, members)
+    df = figures.rows
     if df.empty:
         body = (f'<header id="summary"><h1>{escape(title)}</h1><p class="sub">No state rows.</p></header>'
                 '<div class="empty" id="no-data" role="status"><h2>No data</h2><p class="note">The state rows '
                 "are empty: no consumer group has been rebalanced yet, or the filter matched nothing.</p></div>")
     else:
-        gm = _group_metrics(df)
-        m = _metrics_from_groups(gm)
-        summary = _summary_from_groups(gm)
+        gm, m, summary = figures.per_group, figures.per_generation, figures.summary
         colours = strategy_colours(df["strategy"].unique())
         shown = summary.head(top)
-        latest = _latest_assignment(df, list(zip(shown["strategy"], shown["group_id"])))
-        parts = [_header(title, _fleet_summary(df, gm, summary), colours),
+        latest = figures.latest(list(zip(shown["strategy"], shown["group_id"])))
+        parts = [_header(title, figures.fleet, colours),
                  '<section id="overview"><h2>Generation by generation</h2><div class="charts">'
                  + "".join(overview_figures(m, colours)) + "</div></section>"]
         if len(colours) > 1:

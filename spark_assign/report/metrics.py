@@ -10,17 +10,24 @@ Definitions
 * Status counts (``new``, ``kept``, ``moved``, ``revoked``, ``assigned``) count
   partition rows. ``revoked`` partitions are pending a cooperative transfer
   (no owner this generation); ``assigned`` ones complete such a transfer.
-* **Members present** in a generation are the owners of its rows plus the
-  members revoking a partition in it (they are still in the group, and may
-  own nothing else). A member owning no partition at all leaves no row in the
-  state table, so it cannot be counted.
-* The **spread** of a group is ``max - min`` partitions per member present
-  (0 for a group without members).
+* The **members** of a group in a generation are its subscribed members when
+  they are given (``members=``), plus the owners of its rows and the members
+  revoking a partition in it (still in the group, they may own nothing else).
+  A member owning nothing leaves no row in the state table: without
+  ``members=`` it cannot be counted.
+* The **spread** of a group is ``max - min`` partitions owned per member, a
+  member owning nothing counting 0 and a pending partition counting for
+  nobody (0 for a group without members). It is Kafka's measure of balance:
+  with identical subscriptions a group is balanced when its spread is at most
+  1 (the first test of ``AbstractStickyAssignor``'s ``isBalanced``), members
+  owning nothing included. :func:`balance` is the one definition, used by the
+  report and by the command line.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Optional
+from functools import cached_property
+from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 import pandas as pd
 
@@ -29,6 +36,8 @@ from ..schema import STATUSES
 from .data import KEY, load_rows
 
 __all__ = [
+    "Figures",
+    "balance",
     "metrics",
     "group_metrics",
     "group_summary",
@@ -46,37 +55,144 @@ METRIC_COLUMNS = ["strategy", "generation", "groups_rebalanced", "groups_with_mo
                   *_STATUS, "members_mean", "members_max", "spread_mean", "spread_max", "committed_at"]
 SUMMARY_COLUMNS = KEY + ["generations", "first_generation", "last_generation", "movement", "moved",
                          "revoked", "assigned", "new", "partitions", "members", "spread", "worst_spread"]
+BALANCE_COLUMNS = ["members", "min_partitions", "max_partitions", "spread"]
 ASSIGNMENT_COLUMNS = _GEN_KEY + ["member_id", "group_instance_id", "partitions", "kept", "moved",
                                  "new", "assigned", "revoking", "assignment"]
 
 
-def _group_metrics(df: pd.DataFrame) -> pd.DataFrame:
+def balance(rows: pd.DataFrame, keys: Sequence[str], members: Optional[pd.DataFrame] = None,
+            count: Optional[str] = None) -> pd.DataFrame:
+    """Each group's members, the fewest and most partitions a member owns, and the spread.
+
+    The one definition of a group's spread (see the module's definitions):
+    ``max - min`` partitions per member over every member of the group, a
+    member owning nothing counting 0, a pending partition (null
+    ``member_id``) counting for nobody, and 0 for a group without members.
+
+    Example::
+
+        rows = pd.DataFrame({"group_id": ["g", "g"], "member_id": ["a", "b"]})
+        subscribed = pd.DataFrame({"group_id": ["g"] * 3, "member_id": ["a", "b", "c"]})
+        balance(rows, ["group_id"], subscribed)   # g: members 3, min 0, max 1, spread 1
+
+    Parameters
+    ----------
+    rows:
+        One row per partition with the ``keys`` columns and ``member_id``
+        (its owner, null while pending); ``status`` and
+        ``previous_member_id``, when present, make members revoking a
+        partition count too. Each distinct ``keys`` value is a group.
+    keys:
+        The columns identifying a group, e.g. ``["group_id"]`` or
+        ``["strategy", "group_id", "generation"]``.
+    members:
+        The groups' subscribed members: a ``member_id`` column and any of the
+        ``keys`` columns (a key column it lacks matches every group). None:
+        only owners and revoking members are known.
+    count:
+        A column of ``rows`` holding how many partitions the row stands for
+        (rows pre-aggregated per owner); by default each row is one partition.
+
+    Returns a frame indexed by ``keys`` (one row per group of ``rows``) with
+    ``members``, ``min_partitions``, ``max_partitions`` and ``spread``.
+    """
+    if members is not None and (not isinstance(members, pd.DataFrame) or "member_id" not in members.columns):
+        raise InvalidInputError("members must be a pandas DataFrame with a member_id column, got "
+                                f"{type(members).__name__}", column="members")
+    keys = list(keys)
+    groups = rows[keys].drop_duplicates()
+    owners = rows[rows["member_id"].notna()]
+    if count is None:
+        owned = owners.groupby(keys + ["member_id"]).size()
+    else:
+        owned = owners.groupby(keys + ["member_id"])[count].sum()
+    owned = owned.astype("int64")
+    known = []
+    if "status" in rows.columns and "previous_member_id" in rows.columns:
+        revoking = rows.loc[(rows["status"] == "revoked") & rows["previous_member_id"].notna(),
+                            keys + ["previous_member_id"]]
+        known.append(revoking.rename(columns={"previous_member_id": "member_id"}))
+    if members is not None:
+        on = [k for k in keys if k in members.columns]
+        subscribed = members.loc[members["member_id"].notna(), on + ["member_id"]]
+        known.append(groups.merge(subscribed, on=on) if on else groups.merge(subscribed, how="cross"))
+    if known:
+        everyone = pd.MultiIndex.from_frame(pd.concat(known)[keys + ["member_id"]].drop_duplicates())
+        idle = everyone.difference(owned.index)
+        if len(idle):
+            owned = pd.concat([owned, pd.Series(0, index=idle, dtype="int64")])
+    per_member = owned.groupby(level=keys).agg(["size", "min", "max"])
+    per_member.columns = BALANCE_COLUMNS[:3]
+    index = pd.MultiIndex.from_frame(groups) if len(keys) > 1 else pd.Index(groups[keys[0]], name=keys[0])
+    out = per_member.reindex(index).fillna(0).astype("int64")
+    out["spread"] = out["max_partitions"] - out["min_partitions"]
+    return out
+
+
+def _group_metrics(df: pd.DataFrame, members: Optional[pd.DataFrame] = None) -> pd.DataFrame:
     if df.empty:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in GROUP_METRIC_COLUMNS})
     parts = df.groupby(_GEN_KEY, sort=True).size().rename("partitions")
     counts = (df.groupby(_GEN_KEY + ["status"]).size().unstack("status", fill_value=0)
               .reindex(columns=_STATUS, fill_value=0))
-    owned = df[df["member_id"].notna()].groupby(_GEN_KEY + ["member_id"]).size()
-    revoking = df.loc[(df["status"] == "revoked") & df["previous_member_id"].notna(),
-                      _GEN_KEY + ["previous_member_id"]].drop_duplicates()
-    revokers = pd.MultiIndex.from_frame(revoking, names=_GEN_KEY + ["member_id"])
-    idle = revokers.difference(owned.index)
-    if len(idle):
-        owned = pd.concat([owned, pd.Series(0, index=idle, dtype="int64")])
-    per_member = owned.groupby(level=_GEN_KEY).agg(["size", "min", "max"])
-    per_member.columns = ["members", "min_partitions", "max_partitions"]
-    out = pd.concat([parts, counts, per_member], axis=1)
-    for col in ("members", "min_partitions", "max_partitions"):
-        out[col] = out[col].fillna(0).astype("int64")
-    out["spread"] = out["max_partitions"] - out["min_partitions"]
+    out = pd.concat([parts, counts, balance(df, _GEN_KEY, members)], axis=1)
     out["committed_at"] = df.groupby(_GEN_KEY)["committed_at"].max()
     out = out.reset_index()
     return out[GROUP_METRIC_COLUMNS]
 
 
-def group_metrics(rows: Any) -> pd.DataFrame:
-    """One row per (strategy, group_id, generation): partitions, status counts, members, spread."""
-    return _group_metrics(load_rows(rows))
+class Figures:
+    """Every figure of an assignment history, from one validated copy of its rows, each computed
+    once (the HTML report shows them all; the functions below are its parts).
+
+    Example::
+
+        figures = Figures(rows)
+        figures.per_generation.equals(metrics(rows)) and figures.fleet["groups"] == len(figures.summary)
+
+    Parameters
+    ----------
+    rows:
+        State rows (see :func:`~spark_assign.report.data.load_rows`).
+    members:
+        The groups' subscribed members, or None (see :func:`balance`).
+    """
+
+    def __init__(self, rows: Any, members: Optional[pd.DataFrame] = None) -> None:
+        self.rows = load_rows(rows)
+        self.members = members
+
+    @cached_property
+    def per_group(self) -> pd.DataFrame:
+        """:func:`group_metrics`: one row per (strategy, group_id, generation)."""
+        return _group_metrics(self.rows, self.members)
+
+    @cached_property
+    def per_generation(self) -> pd.DataFrame:
+        """:func:`metrics`: one row per (strategy, generation)."""
+        return _metrics_from_groups(self.per_group)
+
+    @cached_property
+    def summary(self) -> pd.DataFrame:
+        """:func:`group_summary` (every group): one row per group, most movement first."""
+        return _summary_from_groups(self.per_group)
+
+    @cached_property
+    def fleet(self) -> Dict[str, Any]:
+        """:func:`fleet_summary`: the headline figures."""
+        return _fleet_summary(self.rows, self.per_group, self.summary)
+
+    def latest(self, groups: Optional[Iterable[tuple]] = None) -> pd.DataFrame:
+        """:func:`latest_assignment` of ``groups`` (``(strategy, group_id)`` pairs; None: all)."""
+        return _latest_assignment(self.rows, groups)
+
+
+def group_metrics(rows: Any, members: Optional[pd.DataFrame] = None) -> pd.DataFrame:
+    """One row per (strategy, group_id, generation): partitions, status counts, members, spread.
+
+    ``members`` (optional): the groups' subscribed members, see :func:`balance`.
+    """
+    return Figures(rows, members).per_group
 
 
 def _metrics_from_groups(gm: pd.DataFrame) -> pd.DataFrame:
@@ -98,7 +214,7 @@ def _metrics_from_groups(gm: pd.DataFrame) -> pd.DataFrame:
     return out[METRIC_COLUMNS]
 
 
-def metrics(rows: Any) -> pd.DataFrame:
+def metrics(rows: Any, members: Optional[pd.DataFrame] = None) -> pd.DataFrame:
     """One row per (strategy, generation), sorted by both.
 
     Columns: ``groups_rebalanced`` (groups with rows in the generation),
@@ -107,9 +223,10 @@ def metrics(rows: Any) -> pd.DataFrame:
     ``revoked`` (pending transfers), ``assigned`` (completed transfers), then
     members per group (``members_mean``, ``members_max``), the balance spread
     per group (``spread_mean``, worst: ``spread_max``) and the latest
-    ``committed_at``.
+    ``committed_at``. ``members`` (optional): the groups' subscribed members,
+    see :func:`balance`.
     """
-    return _metrics_from_groups(_group_metrics(load_rows(rows)))
+    return Figures(rows, members).per_generation
 
 
 def _summary_from_groups(gm: pd.DataFrame) -> pd.DataFrame:
@@ -134,16 +251,17 @@ def _summary_from_groups(gm: pd.DataFrame) -> pd.DataFrame:
     return out[SUMMARY_COLUMNS].reset_index(drop=True)
 
 
-def group_summary(rows: Any, top: Optional[int] = None) -> pd.DataFrame:
+def group_summary(rows: Any, top: Optional[int] = None, members: Optional[pd.DataFrame] = None) -> pd.DataFrame:
     """One row per group, most movement (``moved + revoked`` over all generations) first.
 
     ``partitions``, ``members`` and ``spread`` are those of the group's latest
     generation; ``worst_spread`` is the largest over its history. ``top``
-    keeps the first ``top`` rows.
+    keeps the first ``top`` rows. ``members`` (optional): the groups'
+    subscribed members, see :func:`balance`.
     """
     if top is not None and (not isinstance(top, int) or isinstance(top, bool) or top < 0):
         raise InvalidInputError(f"top must be a non-negative integer, got {top!r}", column="top")
-    out = _summary_from_groups(_group_metrics(load_rows(rows)))
+    out = Figures(rows, members).summary
     return out if top is None else out.head(top).reset_index(drop=True)
 
 
@@ -177,7 +295,7 @@ def latest_assignment(rows: Any, groups: Optional[Iterable[tuple]] = None) -> pd
     it / ``new`` / ``assigned`` (completed transfers), ``revoking`` (partitions it
     gives up, pending), and ``assignment``, its partitions as ``"t0 0-2; t1 5"``.
     """
-    return _latest_assignment(load_rows(rows), groups)
+    return Figures(rows).latest(groups)
 
 
 def _latest_assignment(df: pd.DataFrame, groups: Optional[Iterable[tuple]] = None) -> pd.DataFrame:
@@ -211,11 +329,12 @@ def _latest_assignment(df: pd.DataFrame, groups: Optional[Iterable[tuple]] = Non
     return out[ASSIGNMENT_COLUMNS]
 
 
-def fleet_summary(rows: Any) -> Dict[str, Any]:
-    """Headline figures: strategies, groups, generations, partitions and members now, totals."""
-    df = load_rows(rows)
-    gm = _group_metrics(df)
-    return _fleet_summary(df, gm, _summary_from_groups(gm))
+def fleet_summary(rows: Any, members: Optional[pd.DataFrame] = None) -> Dict[str, Any]:
+    """Headline figures: strategies, groups, generations, partitions and members now, totals.
+
+    ``members`` (optional): the groups' subscribed members, see :func:`balance`.
+    """
+    return Figures(rows, members).fleet
 
 
 def _fleet_summary(df: pd.DataFrame, gm: pd.DataFrame, summary: pd.DataFrame) -> Dict[str, Any]:

@@ -2,7 +2,9 @@
 
 A plain module-level function, attached to ``pyspark.sql.DataFrame`` (the
 common base class of classic and Spark Connect DataFrames in Spark 4), built
-on the DataFrame API only, so one definition serves both.
+on the DataFrame API only, so one definition serves both. Importing this
+module attaches it: ``import spark_assign`` imports it as soon as
+``pyspark.sql`` is loaded (see :mod:`spark_assign._pyspark_hook`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from ..core import get_strategy
+from ..core import check_topics, get_strategy
 from ..errors import InvalidInputError
 from .inputs import previous_frame, subscription_columns, topics_frame
 from .wire import KIND_PREVIOUS, RESULT_DDL, arrow_wire, build_wire, result_arrow_schema
@@ -142,13 +144,17 @@ def _wire(subscriptions: DataFrame, strategy: str, topics: Any, previous: Any) -
     columns, has_group = subscription_columns(subscriptions)
     if not has_group:
         columns["group_id"] = F.lit(None).cast("string")
-    topic_df = topics_frame(spark, topics)
+    counts = check_topics(topics) if isinstance(topics, Mapping) else None   # the engine's own check
+    topic_df = topics_frame(spark, topics if counts is None else counts)
     prev_df = previous_frame(spark, previous)
     wire = build_wire(subscriptions, columns, topic_df, prev_df, with_racks=chosen.rack_aware,
-                      topic_counts=topics if isinstance(topics, Mapping) else None)
+                      topic_counts=counts)
     return wire, chosen.name, has_group
 
 
 def attach() -> None:
     """Add :func:`assign_partitions` to ``pyspark.sql.DataFrame`` (classic and Connect)."""
     DataFrame.assign_partitions = assign_partitions  # type: ignore[attr-defined]
+
+
+attach()   # what importing the Spark layer (and, once PySpark is loaded, ``import spark_assign``) promises

@@ -14,9 +14,10 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from ..core.model import check_topics
 from ..errors import InvalidInputError, SchemaError
 
-__all__ = ["subscription_columns", "topics_frame", "previous_frame", "check_columns"]
+__all__ = ["subscription_columns", "topics_frame", "previous_frame", "check_columns", "type_matches"]
 
 _INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
 
@@ -49,7 +50,15 @@ def local_frame(spark, columns: List[Tuple[str, str]], data: Dict[str, list]) ->
     return spark.createDataFrame(table, schema=spark_ddl(columns))
 
 
-def _type_ok(dtype: T.DataType, expected: str) -> bool:
+def type_matches(dtype: T.DataType, expected: str) -> bool:
+    """Whether a column of Spark type ``dtype`` is accepted where the project's DDL type ``expected``
+    is written (``int``: an integral type of any width; ``string``; ``array<int>``;
+    ``array<array<string>>``). Shared by the DataFrame method's and the SQL functions' schema checks.
+
+    Example::
+
+        type_matches(T.LongType(), "int") and not type_matches(T.StringType(), "int")
+    """
     if expected == "string":
         return isinstance(dtype, T.StringType)
     if expected == "int":
@@ -76,7 +85,7 @@ def check_columns(df: DataFrame, what: str, columns: List[Tuple[str, str, bool]]
                 raise SchemaError(
                     f"{what} lacks the required column '{name}' ({expected}); it has: {', '.join(fields)}")
             continue
-        if not _type_ok(fields[name], expected):
+        if not type_matches(fields[name], expected):
             raise SchemaError(
                 f"{what} column '{name}' must be {expected}, got {fields[name].simpleString()}")
         present[name] = fields[name]
@@ -104,24 +113,14 @@ def subscription_columns(df: DataFrame) -> Tuple[Dict[str, Column], bool]:
 def topics_frame(spark, topics: Any) -> DataFrame:
     """``topics`` (a dict or a DataFrame) as a DataFrame ``(topic, num_partitions[, replica_racks][, group_id])``.
 
-    A dict is checked here, before any job: topic names must be non-empty
-    strings and counts non-negative integers.
+    A dict is checked here, before any job, by the engine's own check
+    (:func:`~spark_assign.core.model.check_topics`): topic names must be
+    non-empty strings and counts non-negative integers (NumPy's too).
     """
     if isinstance(topics, Mapping):
-        rows = []
-        bad = []
-        for name, count in topics.items():
-            if not isinstance(name, str) or not name:
-                bad.append(("null or empty topic", "topic", name))
-            elif isinstance(count, bool) or not isinstance(count, int) or count < 0:
-                bad.append(("partition count must be a non-negative integer", "num_partitions", (name, count)))
-            else:
-                rows.append((name, count))
-        if bad:
-            problem, column, _ = bad[0]
-            raise InvalidInputError(problem, column=column, rows=[b[2] for b in bad if b[0] == problem])
+        counts = check_topics(topics)
         return local_frame(spark, [("topic", "string"), ("num_partitions", "int")],
-                           {"topic": [r[0] for r in rows], "num_partitions": [r[1] for r in rows]})
+                           {"topic": list(counts), "num_partitions": list(counts.values())})
     if isinstance(topics, DataFrame):
         present = check_columns(topics, "topics", [
             ("topic", "string", True), ("num_partitions", "int", True),

@@ -33,12 +33,12 @@ from pyspark.sql.udtf import AnalyzeArgument, AnalyzeResult, PartitioningColumn,
 from ..core import get_strategy, strategy_names
 from ..errors import InvalidInputError, SchemaError
 from ..schema import RESULT_COLUMNS
-from .inputs import ARROW_TYPES, _type_ok
+from .inputs import ARROW_TYPES, type_matches
 from .wire import KIND_RACKS, KIND_SUBSCRIPTION, WIRE_COLUMNS
 
 __all__ = ["INPUT_COLUMNS", "AssignPlan", "TABLE_FUNCTIONS", "assign_table_rows"]
 
-#: The table argument's columns (CONTRACT section 4): ``(name, type, required)``.
+#: The table argument's columns (docs/sql.md, "Input"): ``(name, type, required)``.
 #: Integral types of any width are accepted where ``int`` is written.
 INPUT_COLUMNS: List[Tuple[str, str, bool]] = [
     ("group_id", "string", True),
@@ -112,7 +112,7 @@ def analyze_call(function: str, table: Optional[AnalyzeArgument], strategy: Opti
                 raise SchemaError(
                     f"{function}: the input table lacks the required column '{name}' ({kind}); "
                     f"it has: {', '.join(x.name for x in table.dataType.fields)}; usage: {usage}")
-        elif not _type_ok(f.dataType, kind):
+        elif not type_matches(f.dataType, kind):
             raise SchemaError(f"{function}: column '{name}' must be {kind}, got {f.dataType.simpleString()}")
         else:
             present[name] = f.name

@@ -25,6 +25,7 @@ import pyarrow as pa
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from ..core.model import check_topics
 from ..schema import RESULT_COLUMNS
 from .inputs import ARROW_TYPES
 
@@ -91,7 +92,7 @@ def with_topic_metadata(rows: DataFrame, topics: DataFrame, counts: Optional[Map
     the checked dict it came from, looked up as a literal map.
     """
     if counts is not None and len(counts) <= LITERAL_TOPICS and "group_id" not in topics.columns:
-        known = F.from_json(F.lit(json.dumps(dict(counts))), "map<string,int>")   # one literal, folded
+        known = F.from_json(F.lit(json.dumps(check_topics(counts))), "map<string,int>")   # one literal, folded
         n = F.try_element_at(known, F.col("topic"))
         out = rows.withColumns({"_num_partitions": n,
                                 "_metadata_rows": F.when(n.isNotNull(), F.lit(1)).cast("int")})

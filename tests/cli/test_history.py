@@ -54,3 +54,20 @@ def test_history_of_an_unknown_group_is_an_input_error(cli, simulated):
     run = cli("history", "--table", simulated.table, "--group", "nope")
     assert run.status == 2 and run.out == ""
     assert run.err_lines == [f"spark-assign: error: no group 'nope' in {simulated.table}"]
+
+
+def test_a_bare_folder_name_in_the_working_directory_is_the_delta_table_there(cli, simulated, monkeypatch):
+    # ``fleet`` has no separator: it is a path only because the folder exists. The CLI and the table
+    # must agree on that (spark_assign.spark.delta.is_path), else the name goes to the catalog.
+    monkeypatch.chdir(simulated.table.parent)
+    name = simulated.table.name
+    run = cli("history", "--table", name)
+    assert run.status == 0, run.err
+    assert len(text_table(run.out, title="Commits of")) == len(DeltaTable(str(simulated.table)).history())
+
+
+def test_the_cli_has_one_path_rule_the_one_of_spark_delta():
+    from spark_assign.cli import runtime
+    from spark_assign.spark import delta
+
+    assert runtime.is_path is delta.is_path

@@ -83,3 +83,26 @@ def test_flags_override_the_scenario_file_and_one_strategy_keeps_plain_group_ids
     rows = state_rows(table)
     assert set(rows["group_id"]) == {"g0"} and set(rows["strategy"]) == {"roundrobin"}
     assert len(DeltaTable(str(table)).history()) == 2  # created, one rebalance: the old table is gone
+
+
+def test_spread_counts_a_member_owning_nothing_in_every_output_alike(cli, tmp_path):
+    # 3 members, 2 partitions: one member owns nothing, so the spread is 1 - 0 = 1, in the command's summary,
+    # in the report it writes and in the rebalance command (one definition: report.metrics.balance).
+    from ..report.test_report import parse, table_rows
+
+    report = tmp_path / "r.html"
+    run = cli("simulate", "--groups", "1", "--members", "3", "--topics", "t=2", "--generations", "1",
+              "--strategy", "sticky", "--table", tmp_path / "sim", "--report", report)
+    assert run.status == 0, run.err
+    assert [r["spread max"] for r in text_table(run.out)] == ["1"]
+    (group,) = table_rows(parse(report.read_text(encoding="utf-8")), "groups-table")
+    assert (group[3], group[5]) == ("3", "1")  # members, spread
+
+    import pandas as pd
+
+    pd.DataFrame({"member_id": ["c1", "c2", "c3"], "topic": ["t"] * 3}).to_parquet(tmp_path / "subs.parquet")
+    run = cli("rebalance", "--subscriptions", tmp_path / "subs.parquet", "--topics", "t=2", "--strategy", "sticky",
+              "--table", tmp_path / "real")
+    assert run.status == 0, run.err
+    (recomputed,) = text_table(run.out, title="Recomputed groups")
+    assert (recomputed["members"], recomputed["spread"]) == ("3", "1")

@@ -1,4 +1,4 @@
-"""Bad input gets a clear error naming the problem, the column and sample rows (CONTRACT section 6)."""
+"""Bad input gets a clear error naming the problem, the column and sample rows."""
 
 import numpy as np
 import pytest

@@ -5,7 +5,7 @@ import random
 import numpy as np
 
 from spark_assign.core import Member, assign
-from spark_assign.core.sticky_general import _pid_ranges, _water_fill
+from spark_assign.core.sticky_general import _pid_ranges, water_fill
 
 
 def _greedy(counts, k):
@@ -22,7 +22,7 @@ def test_water_fill_equals_one_at_a_time_least_loaded():
     for _ in range(2000):
         counts = np.array([rng.randint(0, 8) for _ in range(rng.randint(1, 15))])
         k = rng.randint(1, 40)
-        assert _water_fill(counts, k).tolist() == _greedy(counts, k)
+        assert water_fill(counts, k).tolist() == _greedy(counts, k)
 
 
 def test_pid_ranges_concatenates_topic_ranges():

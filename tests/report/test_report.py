@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 
 from spark_assign.errors import InvalidInputError, SchemaError
-from spark_assign.report import (format_partitions, group_metrics, group_summary, latest_assignment, metrics,
+from spark_assign.report import (balance, format_partitions, group_metrics, group_summary, latest_assignment, metrics,
                                  render_html, strategy_colours)
 
 from .chromium import browser, decode_png, find_chromium  # noqa: F401 (browser: a fixture)
@@ -69,6 +69,23 @@ def test_group_metrics_count_revoking_members_and_spread():
     assert gm.loc[(COOP, "g1", 2), ["members", "min_partitions", "max_partitions", "spread"]].tolist() == [2, 1, 2, 1]
     assert gm.loc[(STICKY, "g1", 2), ["partitions", "kept", "moved", "members", "spread"]].tolist() == [4, 3, 1, 3, 1]
     assert len(gm) == 7
+
+
+def test_spread_has_one_definition_members_owning_nothing_count_when_given():
+    # 3 subscribed members, 2 partitions: c owns nothing; spread = 1 - 0 (Kafka's balance, over every member).
+    rows = small_rows().iloc[:2].assign(group_id="g2", generation=1, member_id=["a", "b"], status="new",
+                                         previous_member_id=None)
+    subscribed = pd.DataFrame({"group_id": "g2", "member_id": ["a", "b", "idle"]})
+    got = balance(rows, ["group_id"], subscribed).loc["g2"].tolist()
+    assert got == [3, 0, 1, 1]                                     # members, min, max, spread
+    gm = group_metrics(rows, members=subscribed)
+    assert gm[["members", "min_partitions", "max_partitions", "spread"]].values.tolist() == [got]
+    assert group_metrics(rows)["spread"].tolist() == [0]         # without members= the idle one is unknown
+    assert group_summary(rows, members=subscribed)["spread"].tolist() == [1]
+    assert balance(rows.iloc[:0], ["group_id"], subscribed).empty
+    with pytest.raises(InvalidInputError) as e:
+        balance(rows, ["group_id"], ["idle"])
+    assert e.value.column == "members"
 
 
 def test_group_summary_orders_by_movement_and_keeps_top():

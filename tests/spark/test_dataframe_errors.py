@@ -63,6 +63,22 @@ def test_negative_count_in_topics_dict(spark):
         subs(spark, [("g", "c", "t")]).assign_partitions("range", topics={"t": -1})
 
 
+def test_numpy_integer_topic_counts_are_accepted_as_by_the_engine(spark):
+    # One validator (core.check_topics) for every surface: what core.assign takes, the method takes.
+    import numpy as np
+
+    from spark_assign.core import Member, assign
+
+    topics = {"t": np.int64(3), "u": np.int32(1)}
+    engine = assign([Member("c", topics=["t", "u"])], topics, "range").assignment
+    rows = subs(spark, [("g", "c", "t"), ("g", "c", "u")]).assign_partitions("range", topics=topics).collect()
+    assert sorted((r.topic, r.partition) for r in rows) == sorted(engine["c"]) == [("t", 0), ("t", 1), ("t", 2),
+                                                                                   ("u", 0)]
+    with pytest.raises(InvalidInputError) as info:
+        subs(spark, [("g", "c", "t")]).assign_partitions("range", topics={"t": np.bool_(True)})
+    assert info.value.column == "num_partitions"
+
+
 def test_non_integer_count_in_topics_dict(spark):
     with pytest.raises(InvalidInputError, match=r"num_partitions.*\('t', '3'\)"):
         subs(spark, [("g", "c", "t")]).assign_partitions("range", topics={"t": "3"})

@@ -16,7 +16,7 @@ import pytest
 
 import spark_assign
 from spark_assign.spark.sql import split_statements
-from spark_assign.state.sql import run_script
+from spark_assign.state.sql import CALL_PATTERN, run_script, without_comments
 
 pytestmark = pytest.mark.spark
 
@@ -93,10 +93,15 @@ def guide_blocks():
 
 
 def test_guide_examples_run(spark, tmp_path):
-    """Python blocks that mention ``spark`` and every SQL block, in document order."""
+    """Python blocks that mention ``spark`` and every SQL block, in document order; SQL as
+    :func:`spark_assign.state.sql.run_script` runs it (``CALL spark_assign...`` by the bridge).
+    The state table's example path ``/data/...`` becomes a temporary folder."""
     blocks = guide_blocks()
     assert [lang for lang, _ in blocks].count("sql") >= 5
-    namespace = {"spark": spark, "STATE": str(tmp_path / "guide_state")}
+    assert any(CALL_PATTERN.match(without_comments(statement)) for lang, code in blocks if lang == "sql"
+               for statement in split_statements(code))
+    state = str(tmp_path / "guide_state")
+    namespace = {"spark": spark, "STATE": state}
     for lang, code in blocks:
         if lang == "python":
             if re.search(r"\bspark\b", code):
@@ -108,4 +113,4 @@ def test_guide_examples_run(spark, tmp_path):
                 if re.match(r"(--[^\n]*\n\s*)*MERGE\b", statement):
                     continue
                 statement = statement.replace("USING delta", "USING parquet")
-            spark.sql(statement).collect()
+            run_script(spark, re.sub(r"'/data/[a-z_]+'", repr(state), statement), collect=True)
