@@ -37,7 +37,9 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ..core import get_strategy
+from ..core.model import check_topics
 from ..errors import CommitConflict, ConcurrentRebalanceError, InvalidInputError
+from ..spark.delta import is_path
 from ..spark.inputs import subscription_columns, topics_frame
 from ..spark.session import has_delta_spark
 from .backend import ENGINES, Snapshot, Staged, StateBackend
@@ -154,7 +156,7 @@ class AssignmentTable:
     @staticmethod
     def _path_of(spark, location: str) -> str:
         """Without delta-spark a catalog name maps to a directory under the warehouse."""
-        if "/" in location or location.startswith("."):
+        if is_path(location):
             return location
         warehouse = spark.conf.get("spark.sql.warehouse.dir", "spark-warehouse")
         warehouse = warehouse[5:] if warehouse.startswith("file:") else warehouse
@@ -252,8 +254,9 @@ class AssignmentTable:
         if "group_id" not in subscriptions.columns:
             subscriptions = subscriptions.withColumn("group_id", F.lit("default"))
         subscription_columns(subscriptions)                         # schema check
-        return _Request(subscriptions, topics, topics_frame(self.spark, topics), chosen.name, num_files,
-                        topics if isinstance(topics, Mapping) else None)
+        topic_df = topics_frame(self.spark, topics)                 # checks a dict's counts
+        return _Request(subscriptions, topics, topic_df, chosen.name, num_files,
+                        check_topics(topics) if isinstance(topics, Mapping) else None)
 
     def _compute(self, request: "_Request", snap: Optional[Snapshot], todo: Plan, version: int,
                  reuse: Optional[tuple]) -> Union[pa.Table, DataFrame]:

@@ -8,9 +8,10 @@ Delta folders under ``tmp_path``. The fleets are tiny to keep the folder fast.
 from __future__ import annotations
 
 import io
+import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List
+from typing import List, Optional
 
 import pandas as pd
 import pytest
@@ -105,6 +106,16 @@ def simulated(spark, tmp_path_factory) -> Simulated:  # noqa: F811
     result = run_cli("simulate", "--scenario", scenario, "--table", table, "--report", folder / "sim.html")
     assert result.status == 0, result.err
     return Simulated(table, scenario, result, state_rows(table))
+
+
+def written_metadata(commit: dict) -> Optional[dict]:
+    """What spark-assign wrote into a commit (a delta-rs history entry), as Delta stores it: a
+    ``spark_assign`` commitInfo entry (embedded engine) or the ``userMetadata`` JSON (delta-spark)."""
+    if commit.get("spark_assign"):
+        return json.loads(commit["spark_assign"])
+    if commit.get("userMetadata"):
+        return json.loads(commit["userMetadata"]).get("spark_assign")
+    return None
 
 
 def text_table(text: str, title: str = None) -> List[dict]:

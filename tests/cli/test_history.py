@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 from deltalake import DeltaTable
 
-from .conftest import text_table
+from .conftest import text_table, written_metadata
 
 
 def test_history_lists_every_commit_with_its_counts(cli, simulated):
@@ -16,7 +14,7 @@ def test_history_lists_every_commit_with_its_counts(cli, simulated):
     history = DeltaTable(str(simulated.table)).history()
     assert [int(c["version"]) for c in commits] == sorted(h["version"] for h in history)
     assert commits[0]["operation"] == "create table"
-    by_version = {h["version"]: json.loads(h["spark_assign"]) for h in history if h.get("spark_assign")}
+    by_version = {h["version"]: written_metadata(h) for h in history if h["version"] > 0}
     for c in commits[1:]:
         meta = by_version[int(c["version"])]
         assert c["operation"] == "rebalance" and c["strategy"] == meta["strategy"]

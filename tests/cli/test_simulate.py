@@ -7,7 +7,7 @@ import re
 
 from deltalake import DeltaTable
 
-from .conftest import state_rows, text_table
+from .conftest import state_rows, text_table, written_metadata
 
 
 def test_simulate_from_a_yaml_file_commits_every_generation_of_both_strategies(simulated):
@@ -50,8 +50,8 @@ def test_simulate_from_a_yaml_file_commits_every_generation_of_both_strategies(s
     assert summary[0]["events"] == "start" and summary[2]["events"] == "4 joins, 2 leaves, 2 crashes"
     committed = {}
     for h in DeltaTable(str(simulated.table)).history():
-        if h.get("spark_assign"):
-            committed[h["version"]] = json.loads(h["spark_assign"])
+        if written_metadata(h):
+            committed[h["version"]] = written_metadata(h)
     assert sorted(int(r["version"]) for r in summary) == sorted(committed)
     for r in summary:
         meta = committed[int(r["version"])]
