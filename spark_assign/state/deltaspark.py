@@ -201,7 +201,7 @@ class DeltaSparkBackend:
 
     def _child_session(self, user_metadata: str):
         """A session sharing this one's SparkContext, with its own settings: this commit's
-        metadata, vacuum logging on (its count), and a listing parallelism for this cluster."""
+        metadata, vacuum logging on (its commits in the history), and a listing parallelism for this cluster."""
         child = self.spark.newSession()
         child.conf.set(USER_METADATA, user_metadata)
         child.conf.set("spark.databricks.delta.vacuum.logging.enabled", "true")
@@ -229,16 +229,17 @@ class DeltaSparkBackend:
         return None                                     # nothing matched: Delta commits no MERGE
 
     def vacuum(self, retention_hours: int) -> int:
-        """``VACUUM`` (its retention check stays on); the number of files deleted, from the
-        ``VACUUM END`` commit Delta logs."""
-        attempt = uuid.uuid4().hex
-        child = self._child_session(json.dumps({"spark_assign": {"operation": "vacuum"}, "attempt": attempt}))
+        """``VACUUM`` (its retention check stays on); the number of data files it deletes.
+
+        Delta's own count (``numDeletedFiles`` of its ``VACUUM END`` commit) includes the
+        partition directories it removes once empty, so the data files are counted from a
+        ``DRY RUN`` listing first, then the same ``VACUUM`` runs."""
+        child = self._child_session(json.dumps({"spark_assign": {"operation": "vacuum"}}))
+        target = f"delta.`{self.location.replace('`', '``')}`" if self.by_path else self.location
+        listed = child.sql(f"VACUUM {target} RETAIN {int(retention_hours)} HOURS DRY RUN")
+        files = listed.where(listed.path.endswith(".parquet")).count()
         self._delta(child).vacuum(float(retention_hours))
-        for r in self._delta().history(RECENT_COMMITS).select("operation", "userMetadata",
-                                                              "operationMetrics").collect():
-            if r["operation"] == "VACUUM END" and attempt in (r["userMetadata"] or ""):
-                return int((r["operationMetrics"] or {}).get("numDeletedFiles", 0))
-        return 0                                        # Delta logs no VACUUM when nothing was listed
+        return files
 
     # ------------------------------------------------------------------ history
 

@@ -10,6 +10,14 @@ Commits are compare-and-set: ``max_commit_retries=0`` makes delta-rs write
 exactly version N+1 of the snapshot it was given or raise (it creates the log
 entry atomically, if absent), and the application transaction recorded with
 it lets any writer, delta-spark included, see that N+1 is taken.
+
+On a cluster (any master but ``local``) the executors must see the driver's
+folder: Spark tasks write and read the data files there, the driver the log.
+Before its first write or read, the engine checks this once (a marker file
+the driver writes, then looks for from :data:`PROBE_TASKS` tasks, then
+removes) and refuses with :class:`~spark_assign.errors.StateTableError`,
+leaving nothing behind, where the executors do not see it: such a cluster
+needs delta-spark, which writes through Hadoop's filesystems.
 """
 
 from __future__ import annotations
@@ -36,6 +44,8 @@ __all__ = ["EmbeddedBackend", "FileMeta"]
 STAT_COLUMNS = ("group_id", "generation", "member_id", "topic", "partition", "status")
 #: What each writing task reports: its file, and (JSON) the file's groups ``{group: [generation, pending]}``
 #: and rows per status, so that the driver needs no extra job for the heads and the summary.
+#: Tasks that look for the driver's marker file: enough to reach every executor of a small cluster.
+PROBE_TASKS = 16
 FILE_META_DDL = "path string, size long, mtime long, records long, stats string, groups string, statuses string"
 
 
@@ -88,6 +98,17 @@ def write_task(root: str, version: int, tag: str):
     return run
 
 
+def executors_see(spark, path: str) -> bool:
+    """Whether ``path`` exists for the Python workers of :data:`PROBE_TASKS` Spark tasks (one job;
+    DataFrame API, so Spark Connect too)."""
+    def look(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            yield pa.RecordBatch.from_pydict({"seen": [os.path.exists(path)] * batch.num_rows})
+
+    seen = spark.range(0, PROBE_TASKS, 1, PROBE_TASKS).mapInArrow(look, "seen boolean").toArrow()
+    return bool(pc.all(seen.column("seen")).as_py())
+
+
 class EmbeddedBackend:
     """A state table at a filesystem path, committed with delta-rs (a :class:`~.backend.StateBackend`)."""
 
@@ -101,6 +122,28 @@ class EmbeddedBackend:
                 f"the embedded Delta engine writes local paths only, got {path!r}: use a local path, or a "
                 "session with delta-spark (the io.delta classes) for other filesystems", column="location")
         self.root = local_path(path)
+        self._shared = False        # True once executors are known to see self.root
+
+    def _check_executors_share_root(self) -> None:
+        """Refuse, before anything is written, a cluster whose executors do not see the table's
+        folder (a ``local`` master shares the driver's filesystem: no check)."""
+        if self._shared or str(self.spark.conf.get("spark.master", "local")).startswith("local"):
+            return
+        created = not os.path.exists(self.root)
+        os.makedirs(self.root, exist_ok=True)
+        marker = os.path.join(self.root, f".spark-assign-probe-{uuid.uuid4().hex}")
+        open(marker, "w").close()
+        try:
+            seen = executors_see(self.spark, marker)
+        finally:
+            os.remove(marker)
+            if created and not seen:
+                os.rmdir(self.root)
+        if not seen:
+            raise StateTableError(
+                f"the executors of this cluster do not see {self.root}, where the embedded Delta engine writes "
+                "the state table: use a folder every node mounts, or a session with delta-spark")
+        self._shared = True
 
     # ------------------------------------------------------------------ table
 
@@ -113,6 +156,7 @@ class EmbeddedBackend:
         from deltalake import DeltaTable
         from deltalake.exceptions import DeltaError
 
+        self._check_executors_share_root()
         try:
             DeltaTable.create(
                 self.root, arrow_schema(), partition_by=[PARTITION_COLUMN], name=os.path.basename(self.root),
@@ -162,6 +206,7 @@ class EmbeddedBackend:
              group_id: Optional[str] = None):
         """Rows of snapshot ``snap`` as a Spark DataFrame: all of them, those of some
         ``commit_version`` partitions, or (pruned by file statistics) one group's."""
+        self._check_executors_share_root()
         uris = self._files(snap, commit_versions, group_id)
         if not uris:
             rows = self.spark.createDataFrame([], spark_ddl())
@@ -211,6 +256,7 @@ class EmbeddedBackend:
     def stage(self, rows, version: int, num_files: int) -> Staged:
         """Write ``rows`` as data files of ``commit_version=version`` from Spark tasks (one job);
         the tasks also report what the files hold (:class:`~.plan.Outcome`)."""
+        self._check_executors_share_root()
         tag = uuid.uuid4().hex[:8]
         metas = in_files(rows, num_files).mapInArrow(write_task(self.root, version, tag), FILE_META_DDL).collect()
         return self._staged(version, [m.asDict() for m in metas])
@@ -290,13 +336,19 @@ class EmbeddedBackend:
         return dt.version()
 
     def vacuum(self, retention_hours: int) -> int:
-        """Delta VACUUM through delta-rs; the number of files deleted."""
+        """Delta VACUUM through delta-rs; the number of files deleted.
+
+        delta-rs lists every expired tombstone, deleted by an earlier vacuum or
+        not, so the count is of the listed files that existed just before."""
         from deltalake import DeltaTable
 
         # Delta's safety check stays on: files of a rebalance still being staged
         # are not in the log yet, and a shorter retention could delete them.
-        return len(DeltaTable(self.root).vacuum(retention_hours=retention_hours, dry_run=False,
-                                                enforce_retention_duration=True))
+        listed = DeltaTable(self.root).vacuum(retention_hours=retention_hours, dry_run=True,
+                                              enforce_retention_duration=True)
+        present = {self._uri(f) for f in listed if os.path.exists(self._uri(f))}
+        DeltaTable(self.root).vacuum(retention_hours=retention_hours, dry_run=False, enforce_retention_duration=True)
+        return sum(1 for f in present if not os.path.exists(f))
 
     def commit_metadata(self, snap: Snapshot, version: int) -> Optional[dict]:
         """The ``spark_assign`` metadata of the commit of ``version``, or None.

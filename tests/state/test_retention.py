@@ -7,6 +7,7 @@ from deltalake import DeltaTable
 
 from spark_assign import AssignmentTable
 from spark_assign.errors import InvalidInputError
+from spark_assign.state.layout import local_path
 
 from .fleets import SUBS
 
@@ -44,6 +45,34 @@ def test_prune_keeps_the_last_generations_and_the_loop_continues(spark, tmp_path
     assert table.prune(keep_generations=10) is None                        # nothing that old
     assert table.vacuum() == 0                                             # pruned files are recent: kept
     assert sorted({r.generation for r in table.history("busy").collect()}) == [3, 4, 5]
+
+
+def data_files(root) -> set:
+    """The data files on disk (the ``commit_version=*`` partitions), as absolute paths."""
+    return {str(p.resolve()) for p in root.glob("commit_version=*/*.parquet")}
+
+
+def test_vacuum_deletes_the_files_no_version_needs_and_counts_them(spark, tmp_path, engine):
+    """With the table's retention set to zero (a table property both engines honour), a vacuum
+    deletes exactly the files the latest version does not reference, and says how many."""
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
+    members = [("g", "a", "orders", None), ("h", "x", "orders", None)]
+    for m in ("a", "b", "c"):
+        members.append(("g", m + "2", "orders", None))
+        table.rebalance(spark.createDataFrame(members, SUBS), TOPICS, "sticky")
+    table.prune(keep_generations=1)
+    DeltaTable(table.path).alter.set_table_properties({"delta.deletedFileRetentionDuration": "interval 0 hours"})
+    root = tmp_path / "t"
+    live = {local_path(uri) for uri in DeltaTable(table.path).file_uris()}
+    before = data_files(root)
+    assert live < before                                  # the prune left files behind
+
+    deleted = table.vacuum(retention_hours=0)
+    assert data_files(root) == live
+    assert deleted == len(before - live)
+    assert table.vacuum(retention_hours=0) == 0
+    assert {r.generation for r in table.history("g").collect()} == {3}
+    assert table.rebalance(spark.createDataFrame(members[:-1], SUBS), TOPICS, "sticky").version is not None
 
 
 def test_a_prune_landing_after_a_rebalance_keeps_that_rebalances_heads(spark, tmp_path, engine, monkeypatch):
