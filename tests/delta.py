@@ -25,6 +25,11 @@ def jars() -> List[str]:
     return found if any("delta-spark" in Path(j).name for j in found) else []
 
 
+#: The settings that turn Delta on in a session (with its jars loaded).
+DELTA_SQL = {"spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+             "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog"}
+
+
 def session_conf() -> Dict[str, str]:
     """Spark settings for a Delta-enabled session, as a user with local jars writes them
     (empty without jars)."""
@@ -33,8 +38,7 @@ def session_conf() -> Dict[str, str]:
         return {}
     return {
         "spark.jars": ",".join(found),
-        "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
-        "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+        **DELTA_SQL,
         # Delta replays a table's log in this many tasks (default 50): few for small test tables.
         "spark.databricks.delta.snapshotPartitions": "2",
     }
