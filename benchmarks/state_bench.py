@@ -1,10 +1,14 @@
-"""State-table benchmark: an incremental rebalance (1% of groups changed) against a full recompute.
+"""State-table benchmark: an incremental rebalance (1% of groups changed) against a full recompute,
+on both state engines.
 
-    python benchmarks/state_bench.py              # 10,000 groups, two group shapes
-    python benchmarks/state_bench.py --groups 2000
+    python benchmarks/state_bench.py              # 10,000 groups, two group shapes, both engines
+    python benchmarks/state_bench.py --groups 2000 --engines embedded
 
-One local[2] session, one process. For each group shape, a table is built
-at generation 1 for the whole fleet, then copied; on each copy, side by side:
+One local[2] session, one process, both engines side by side: the session
+loads delta-spark's jars from ``$SPARK_ASSIGN_DELTA_JARS`` or
+``../shared/delta-jars`` (``--engines embedded`` runs without them). For
+each engine and group shape, a table is built at generation 1 for the whole
+fleet, then copied; on each copy, side by side:
 
 * ``incremental``: ``rebalance`` after 1% of the groups changed (a member
   left, joined or subscribed to another topic): only those are recomputed
@@ -25,7 +29,10 @@ table (their times are kept in the JSON): the first rebalance after the
 initial one pays the process's one-off costs (the JVM's first Parquet reads
 and code generation for the new query shapes), which would otherwise always
 land on the incremental step, the one run first. Writes
-benchmarks/results/state.json and prints the table.
+benchmarks/results/state.json and prints the table: each step's time, as a
+share of the full recompute on the same engine (``vs_full``) and, for
+delta-spark, as a multiple of the embedded engine's time for the same step
+(``vs_embedded``).
 """
 
 from __future__ import annotations
@@ -47,6 +54,8 @@ SHAPES = {
     "small": (4, {"t0": 6, "t1": 4, "t2": 8}),
     "larger": (8, {"t0": 32, "t1": 32, "t2": 32}),
 }
+ENGINES = ("embedded", "delta-spark")
+SHARED_JARS = Path(__file__).resolve().parents[2] / "shared" / "delta-jars"
 
 
 def main() -> None:
@@ -56,15 +65,26 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=1, help="untimed rounds of both steps first")
     parser.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=list(SHAPES))
+    parser.add_argument("--engines", nargs="+", default=list(ENGINES), choices=list(ENGINES))
     args = parser.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if SHARED_JARS.is_dir():
+        os.environ.setdefault("SPARK_ASSIGN_DELTA_JARS", str(SHARED_JARS))
     from spark_assign import local_session
+    from spark_assign.spark.session import has_delta_spark
 
     spark = local_session(**{"spark.sql.shuffle.partitions": "4", "spark.driver.memory": "4g"})
+    if "delta-spark" in args.engines and not has_delta_spark(spark):
+        sys.exit("no delta-spark jars: set SPARK_ASSIGN_DELTA_JARS, or run with --engines embedded")
     rows_out, runs = [], {}
     for shape in args.shapes:
-        shape_rows, runs[shape] = bench_shape(spark, shape, args)
-        rows_out += shape_rows
+        for engine in args.engines:
+            shape_rows, runs[f"{engine} {shape}"] = bench_shape(spark, shape, engine, args)
+            rows_out += shape_rows
+    embedded = {(r["shape"], r["case"]): r["seconds"] for r in rows_out if r["engine"] == "embedded"}
+    for r in rows_out:
+        if r["engine"] != "embedded" and (r["shape"], r["case"]) in embedded:
+            r["vs_embedded"] = r["seconds"] / embedded[(r["shape"], r["case"])]
     report = {"machine": {"python": platform.python_version(), "cores": os.cpu_count(), "spark": spark.version,
                           "master": "local[2]", "groups": args.groups, "repeat": args.repeat,
                           "warmup": args.warmup},
@@ -72,14 +92,14 @@ def main() -> None:
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "state.json").write_text(json.dumps(report, indent=2))
     print(f"machine: {report['machine']}")
-    print(f"{'shape':<8} {'case':<34} {'groups recomputed':>18} {'seconds':>8} {'vs full':>8}")
+    print(f"{'engine':<12} {'case':<34} {'groups recomputed':>18} {'seconds':>8} {'vs full':>8} {'vs embedded':>12}")
     for r in rows_out:
-        print(f"{r['shape']:<8} {r['case']:<34} {r['groups_recomputed']:>18,} {r['seconds']:>8.2f} "
-              f"{r['vs_full']:>7.0%}")
+        print(f"{r['engine']:<12} {r['case']:<34} {r['groups_recomputed']:>18,} {r['seconds']:>8.2f} "
+              f"{r['vs_full']:>7.0%} {r.get('vs_embedded', 1.0):>11.2f}x   {r['shape']}")
 
 
-def bench_shape(spark, shape: str, args):
-    """The three rows of one group shape, and its raw timings."""
+def bench_shape(spark, shape: str, engine: str, args):
+    """The three rows of one group shape on one engine, and its raw timings."""
     from spark_assign import AssignmentTable
     from spark_assign.testing import FLEET_SCHEMA, churn_rows, fleet_rows
 
@@ -92,7 +112,7 @@ def bench_shape(spark, shape: str, args):
 
     work = Path(tempfile.mkdtemp(prefix="spark-assign-state-bench-", dir=os.getcwd()))
     try:
-        base = AssignmentTable(spark, str(work / "base"))
+        base = AssignmentTable(spark, str(work / "base"), engine=engine)
         t0 = time.perf_counter()
         initial = base.rebalance(first, topics, "sticky")
         initial_seconds = time.perf_counter() - t0
@@ -100,7 +120,7 @@ def bench_shape(spark, shape: str, args):
         def step(name: str, run: int, force: bool):
             copy = work / f"{name}-{run}"
             shutil.copytree(base.path, copy)
-            table = AssignmentTable(spark, str(copy))
+            table = AssignmentTable(spark, str(copy), engine=engine)
             t = time.perf_counter()
             result = table.rebalance(second, topics, "sticky", force=force)
             return time.perf_counter() - t, result.summary
@@ -118,14 +138,15 @@ def bench_shape(spark, shape: str, args):
         first.unpersist(), second.unpersist()
 
     label = f"{shape}: {members} members, {sum(topics.values())} partitions a group"
+    engine_label = {"engine": engine, "shape": label}
     full = statistics.median(results["full"])
     out = [
-        {"shape": label, "case": "initial generation (all groups)", "seconds": initial_seconds,
+        {**engine_label, "case": "initial generation (all groups)", "seconds": initial_seconds,
          "groups_recomputed": initial.summary["groups_recomputed"]},
-        {"shape": label, "case": f"incremental ({args.changed:.0%} changed)",
+        {**engine_label, "case": f"incremental ({args.changed:.0%} changed)",
          "seconds": statistics.median(results["incremental"]),
          "groups_recomputed": summaries["incremental"]["groups_recomputed"]},
-        {"shape": label, "case": "full recompute (force=True)", "seconds": full,
+        {**engine_label, "case": "full recompute (force=True)", "seconds": full,
          "groups_recomputed": summaries["full"]["groups_recomputed"]},
     ]
     for r in out:

@@ -28,6 +28,10 @@ LOCAL_DEFAULTS: Dict[str, str] = {
 _DELTA_CONF = {
     "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
     "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+    # Delta replays a table's log in this many tasks (50 by default, sized for clusters): on a
+    # local session each task costs more than it replays, and a cold read of a state table
+    # took twice as long (benchmarks/state_bench.py).
+    "spark.databricks.delta.snapshotPartitions": "4",
 }
 
 
