@@ -20,6 +20,7 @@ ids (or partitions) with colliding hashes in one group.
 
 from __future__ import annotations
 
+import re
 from typing import Dict, Hashable, Iterable, List, Optional, Sequence
 
 import numpy as np
@@ -34,6 +35,8 @@ __all__ = [
     "hash_spread",
     "JavaHashSet",
     "INITIAL_CAPACITY",
+    "collection_capacity",
+    "growth_capacity",
 ]
 
 _MASK32 = 0xFFFFFFFF
@@ -82,17 +85,35 @@ def java_string_hashes(strings: Sequence[str]) -> List[int]:
     return np.where(out >= 1 << 31, out - (1 << 32), out).tolist()
 
 
-def java_sort_key(s: str) -> object:
-    """A key that sorts strings as Java's ``String.compareTo`` does."""
-    return s if s.isascii() else s.encode("utf-16-be")
+#: Characters outside the Basic Multilingual Plane: one code point in Python, two UTF-16 units in Java.
+_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
+
+
+def _surrogates(match: "re.Match[str]") -> str:
+    c = ord(match.group()) - 0x10000
+    return chr(0xD800 + (c >> 10)) + chr(0xDC00 + (c & 0x3FF))
+
+
+def java_sort_key(s: str) -> str:
+    """A key that sorts strings as Java's ``String.compareTo`` does.
+
+    Always a ``str``, so keys of ASCII and non-ASCII strings compare with each
+    other. Code points and UTF-16 units agree below U+10000; a character above
+    it is spelled as its surrogate pair (U+D800-U+DFFF), which sorts below
+    U+E000-U+FFFF as in Java.
+
+    Example::
+
+        sorted(["\uffff", "\U0001F600", "a"], key=java_sort_key) == ["a", "\U0001F600", "\uffff"]
+    """
+    if s.isascii() or not _ASTRAL.search(s):
+        return s
+    return _ASTRAL.sub(_surrogates, s)
 
 
 def java_sorted(strings: Iterable[str]) -> List[str]:
     """``strings`` sorted by Java's ``String.compareTo``."""
-    items = list(strings)
-    if all(s.isascii() for s in items):
-        return sorted(items)
-    return sorted(items, key=lambda s: s.encode("utf-16-be"))
+    return sorted(strings, key=java_sort_key)
 
 
 def topic_partition_hash(topic_hash: int, partition: int) -> int:
@@ -110,6 +131,28 @@ def hash_spread(h: int) -> int:
     """
     h &= _MASK32
     return h ^ (h >> 16)
+
+
+def collection_capacity(n: int) -> int:
+    """Buckets of ``new HashSet<>(collection)`` (or ``new HashMap<>(map)``) of ``n`` elements: the
+    least power of two >= ``max(16, (int) (n / 0.75f) + 1)``, Java's sizing for a copy.
+
+    Example::
+
+        collection_capacity(12) == 32 and growth_capacity(12) == 16
+    """
+    wanted = max(int(np.float32(n) / np.float32(0.75)) + 1, INITIAL_CAPACITY)
+    return 1 << (wanted - 1).bit_length()
+
+
+def growth_capacity(n: int) -> int:
+    """Buckets of a ``new HashMap<>()`` after ``n`` puts of keys in distinct buckets: 16,
+    doubled while more than 3/4 full (the treeify resize, which needs 9 keys in one bucket,
+    is not counted)."""
+    capacity = INITIAL_CAPACITY
+    while n > capacity * 3 // 4:
+        capacity *= 2
+    return capacity
 
 
 class _BucketCounter:

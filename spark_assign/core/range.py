@@ -23,10 +23,10 @@ from typing import Dict, List, Set, Tuple
 import numpy as np
 
 from .context import Context, Outcome
-from .javautil import hashmap_order, java_string_hash
+from .javautil import hashmap_order, java_string_hashes
 from .racks import partition_rack_sets, use_rack_aware
 
-__all__ = ["assign_range", "subscribers_by_topic", "vectorized_ranges"]
+__all__ = ["assign_range", "partitions_per_topic_order", "subscribers_by_topic", "vectorized_ranges"]
 
 
 def assign_range(ctx: Context) -> Outcome:
@@ -78,12 +78,49 @@ def vectorized_ranges(ctx: Context, subscribers: List[np.ndarray]) -> np.ndarray
 
 
 def _kafka_topic_order(ctx: Context) -> np.ndarray:
-    """Order within member lists: topics as Kafka's ``HashMap`` iterates them, then partition."""
+    """Order within member lists: topics as Kafka iterates ``partitionsPerTopic``, then partition."""
     g = ctx.group
-    order = hashmap_order([java_string_hash(t) for t in g.topic_names])
     rank = np.empty(g.num_topics, dtype=np.int64)
-    rank[order] = np.arange(g.num_topics, dtype=np.int64)
+    rank[partitions_per_topic_order(ctx)] = np.arange(g.num_topics, dtype=np.int64)
     return rank[g.pid_topic()] * (g.num_partitions + 1) + np.arange(g.num_partitions, dtype=np.int64)
+
+
+def partitions_per_topic_order(ctx: Context) -> np.ndarray:
+    """Topic indices in the iteration order of the client assignors' ``partitionsPerTopic``;
+    topics without partitions (missing from the metadata, or 0) last, in index order.
+
+    ``AbstractPartitionAssignor.assign`` builds two hash tables, and both decide the order:
+
+    1. ``allSubscribedTopics``, a ``HashSet<String>``: every subscribed name, missing ones
+       included, added as first met while walking the members in their ``HashMap`` order
+       (:attr:`Context.hashmap_member_order`), each member's topics in name order (a Java
+       consumer sends its own ``HashSet`` order, whose ties we cannot know);
+    2. ``partitionsPerTopic``, a ``HashMap<String, List>``: the names with partitions, put
+       in the first table's iteration order.
+
+    Names sharing a bucket iterate in insertion order, and each table's capacity follows its
+    own size, so neither name order nor one table alone gives Kafka's order.
+    """
+    g = ctx.group
+    T = g.num_topics
+    walk = ctx.hashmap_member_order                    # members, in HashMap order
+    if g.subscriptions_complete:
+        first_met = np.arange(T, dtype=np.int64)       # the first member's topics, in name order
+    else:
+        position = np.empty(g.num_members, dtype=np.int64)
+        position[walk] = np.arange(g.num_members, dtype=np.int64)
+        pairs = np.lexsort((g.sub_topic, position[g.sub_member]))     # walk order, then name
+        topics = g.sub_topic[pairs]
+        seen_at = np.full(T, len(topics), dtype=np.int64)
+        np.minimum.at(seen_at, topics, np.arange(len(topics), dtype=np.int64))
+        first_met = np.argsort(seen_at, kind="stable")
+    hashes = np.asarray(java_string_hashes(g.topic_names), dtype=np.int64)
+    subscribed_set = first_met[hashmap_order(hashes[first_met].tolist())]
+    with_partitions = g.topic_known & (g.topic_counts > 0)
+    put = subscribed_set[with_partitions[subscribed_set]]
+    mapped = put[hashmap_order(hashes[put].tolist())]
+    rest = np.flatnonzero(~with_partitions)
+    return np.concatenate([mapped, rest]).astype(np.int64)
 
 
 class _TopicState:

@@ -31,7 +31,7 @@ from typing import List, Mapping, Optional, Tuple
 import numpy as np
 
 from .context import Context, Outcome
-from .javautil import INITIAL_CAPACITY, hash_spread
+from .javautil import collection_capacity, growth_capacity, hash_spread
 from .model import Group
 
 __all__ = ["assign_uniform", "topic_orders"]
@@ -42,50 +42,58 @@ MAX_BALANCE_ROUNDS = 16
 
 def assign_uniform(ctx: Context) -> Outcome:
     g = ctx.group
-    uuid_rank, hash_rank = topic_orders(g.topic_names, ctx.options.get("topic_ids"))
+    uuid_rank, hash_rank, uuid_hashes = topic_orders(g.topic_names, ctx.options.get("topic_ids"), g.topic_known)
     order = np.arange(g.num_partitions, dtype=np.int64)     # no order within a member: sorted
     if g.num_members == 0 or g.num_partitions == 0:
         return Outcome(np.full(g.num_partitions, -1, dtype=np.int64), order)
     held = _held_partitions(ctx)
     if g.subscriptions_complete:               # O(1): the pairs are unique, M x T means all
-        return Outcome(_homogeneous(ctx, held, hash_rank), order)
+        return Outcome(_homogeneous(ctx, held, hash_rank, uuid_hashes), order)
     owner = np.full(g.num_partitions, -1, dtype=np.int64)
     _Heterogeneous(ctx, held, uuid_rank, owner).build()
     return Outcome(owner, order)
 
 
-def topic_orders(names: List[str], topic_ids: Optional[Mapping[str, str]]) -> Tuple[np.ndarray, np.ndarray]:
-    """Ranks of topics in Kafka's ``Uuid`` order and in ``HashSet<Uuid>`` iteration order.
+def topic_orders(names: List[str], topic_ids: Optional[Mapping[str, str]],
+                 known: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]:
+    """Ranks of topics in Kafka's ``Uuid`` order and in ``HashSet<Uuid>`` iteration order, and
+    each topic's ``Uuid.hashCode()`` (None without ids).
 
-    Without ids both are name order (our topic indices are Java-sorted names).
+    Without ids both ranks are name order (our topic indices are Java-sorted names).
+    ``known`` marks the topics in the metadata: only they have a ``Uuid`` in Kafka, so only
+    they are in its set of subscribed topic ids (and size it); the others need no id and
+    rank last.
     """
     n = len(names)
     identity = np.arange(n, dtype=np.int64)
     if not topic_ids:
-        return identity, identity
+        return identity, identity, None
+    known = np.ones(n, dtype=bool) if known is None else known
     msb, lsb = np.zeros(n, dtype=object), np.zeros(n, dtype=object)
     for i, name in enumerate(names):
         raw = topic_ids.get(name)
-        if raw is None:
+        if raw is None and known[i]:
             from ..errors import InvalidInputError
             raise InvalidInputError("topic_ids lacks a subscribed topic", column="topic_ids", rows=[name])
+        if raw is None:
+            continue
         data = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4))
         msb[i] = int.from_bytes(data[:8], "big", signed=True)
         lsb[i] = int.from_bytes(data[8:16], "big", signed=True)
-    by_uuid = sorted(range(n), key=lambda i: (msb[i], lsb[i], i))
-    capacity = INITIAL_CAPACITY
-    while capacity < int(n / 0.75) + 1:          # new HashSet<>(collection) sizing
-        capacity *= 2
-
-    def bucket(i: int) -> int:
-        x = (msb[i] ^ lsb[i]) & 0xFFFFFFFFFFFFFFFF
-        return hash_spread(((x >> 32) ^ x) & 0xFFFFFFFF) & (capacity - 1)
-
-    by_hash = sorted(range(n), key=lambda i: (bucket(i), i))
+    hashes = np.array([_uuid_hash(msb[i], lsb[i]) for i in range(n)], dtype=np.int64)
+    by_uuid = sorted(range(n), key=lambda i: (not known[i], msb[i], lsb[i], i))
+    capacity = collection_capacity(int(known.sum()))     # new HashSet<>(ids of existing topics)
+    by_hash = sorted(range(n), key=lambda i: (not known[i], hash_spread(int(hashes[i])) & (capacity - 1), i))
     uuid_rank, hash_rank = np.empty(n, np.int64), np.empty(n, np.int64)
     uuid_rank[by_uuid] = identity
     hash_rank[by_hash] = identity
-    return uuid_rank, hash_rank
+    return uuid_rank, hash_rank, hashes
+
+
+def _uuid_hash(msb: int, lsb: int) -> int:
+    """``Uuid.hashCode()``: the two halves of ``msb ^ lsb`` xor-ed (as an unsigned 32-bit int)."""
+    x = (msb ^ lsb) & 0xFFFFFFFFFFFFFFFF
+    return ((x >> 32) ^ x) & 0xFFFFFFFF
 
 
 def _held_partitions(ctx: Context) -> np.ndarray:
@@ -102,7 +110,8 @@ def _held_partitions(ctx: Context) -> np.ndarray:
 # ---------------------------------------------------------------- homogeneous
 
 
-def _homogeneous(ctx: Context, held: np.ndarray, hash_rank: np.ndarray) -> np.ndarray:
+def _homogeneous(ctx: Context, held: np.ndarray, hash_rank: np.ndarray,
+                 uuid_hashes: Optional[np.ndarray]) -> np.ndarray:
     """The owner of every pid. No sort over all partitions: only the members
     holding more than their quota need their partitions ranked."""
     g = ctx.group
@@ -128,22 +137,17 @@ def _homogeneous(ctx: Context, held: np.ndarray, hash_rank: np.ndarray) -> np.nd
     if not anyone_holds and visit is None:
         return np.repeat(np.arange(M, dtype=np.int64), quota)    # dealt in pid order
 
-    # Members keep up to quota, lowest in visiting order first; the rest is revoked.
+    # Members keep up to quota, first in their own iteration order; the rest is revoked.
     owner = held.copy()
     over = n_held > quota
     if over.any():
-        held_v = held if visit is None else held[visit]    # holder at each visiting position
-        # over_or_none[-1] is False, so positions nobody holds (-1) drop out too.
-        over_or_none = np.append(over, False)
-        at = np.flatnonzero(over_or_none[held_v])           # ascending = visiting order
-        members = held_v[at]
-        pids = at if visit is None else visit[at]
-        # Stable by member: (member, visit) order. 16-bit keys sort by radix.
-        o = np.argsort(members.astype(np.uint16) if M <= 1 << 16 else members, kind="stable")
-        pids, members = pids[o], members[o]
+        pids = np.flatnonzero(over[np.maximum(held, 0)] & holders)
+        members = held[pids]
+        o = _own_iteration_order(g, members, pids, hash_rank, uuid_hashes)
+        pids, members = pids[o], members[o]                 # grouped by member
         first = np.searchsorted(members, members, side="left")
         keep = (np.arange(len(pids)) - first) < quota[members]
-        revoked = pids[~keep]                                # (member, visit) order
+        revoked = pids[~keep]                                # (member, own iteration) order
         owner[revoked] = -1
     else:
         revoked = np.zeros(0, dtype=np.int64)
@@ -170,6 +174,43 @@ def _visit_order(g: Group, hash_rank: np.ndarray) -> Optional[np.ndarray]:
     # Visiting position i of topic t (taken in rank order) is pid offsets[t] + (i - first position of t).
     shift = g.topic_offsets[by_rank] - (np.cumsum(counts) - counts)
     return np.repeat(shift, counts) + np.arange(g.num_partitions, dtype=np.int64)
+
+
+def _own_iteration_order(g: Group, members: np.ndarray, pids: np.ndarray, hash_rank: np.ndarray,
+                         uuid_hashes: Optional[np.ndarray]) -> np.ndarray:
+    """An order of ``pids`` (each held by ``members[i]``): by member, then as Kafka walks that
+    member's own assignment, a ``Map<Uuid, Set<Integer>>``, when it keeps the first ``quota``.
+
+    * Topics: the member's map is a ``HashMap`` grown by ``put`` over the topics it holds
+      (ties in a bucket by ``hash_rank``); without topic ids, name order.
+    * Partitions: each topic's set is a ``new HashSet<>(partitions)``, so partitions iterate
+      by ``p & (capacity - 1)``, then ascending (the insertion order), where the capacity is
+      the power of two at least ``max(16, (int) (n / 0.75f) + 1)`` for the member's ``n``
+      partitions of the topic. Ascending only while partition numbers stay below it.
+    """
+    topic = g.pid_topic()[pids]
+    part = g.pid_partition()[pids]
+    T = max(g.num_topics, 1)
+    pair = members * T + topic
+    _, pair_of, per_pair = np.unique(pair, return_inverse=True, return_counts=True)
+    n = per_pair[pair_of].astype(np.float32)
+    capacity = _next_power_of_two(np.maximum((n / np.float32(0.75)).astype(np.int64) + 1, 16))
+    bucket = part & (capacity - 1)
+    if uuid_hashes is None:
+        topic_key = topic
+    else:
+        # Topics per member: the map's capacity grows by put (16, doubling past 3/4 full).
+        firsts = np.unique(pair)
+        topics_of = np.bincount(firsts // T, minlength=g.num_members)
+        map_capacity = np.asarray([growth_capacity(int(k)) for k in topics_of], dtype=np.int64)
+        spread = np.asarray([hash_spread(int(h)) for h in uuid_hashes], dtype=np.int64)
+        topic_key = (spread[topic] & (map_capacity[members] - 1)) * T + hash_rank[topic]
+    return np.lexsort((part, bucket, topic_key, members))
+
+
+def _next_power_of_two(x: np.ndarray) -> np.ndarray:
+    """``HashMap.tableSizeFor``: the least power of two >= ``x`` (``x`` >= 1)."""
+    return np.left_shift(1, np.ceil(np.log2(x)).astype(np.int64))
 
 
 # ---------------------------------------------------------------- heterogeneous

@@ -1,8 +1,9 @@
 """Property-based tests of Kafka's guarantees, for every strategy.
 
-Random groups: 1-50 members, 1-30 topics of 0-40 partitions, random
-subscriptions, and random previous ownership including stale generations and
-partitions claimed twice.
+Random groups (:mod:`.strategies`): 1-50 members and 1-30 topics of 0-40
+partitions with realistic, non-ASCII and long names, random subscriptions
+(some to topics missing from the metadata), and random previous ownership
+including stale generations and partitions claimed twice.
 """
 
 from __future__ import annotations
@@ -19,36 +20,10 @@ from spark_assign.core.checks import balance_violations, stickiness_violations, 
 from spark_assign.core.context import Context
 from spark_assign.core.model import GroupInput, encode
 
+from .strategies import groups
+
 SETTINGS = settings(max_examples=int(__import__("os").environ.get("SA_EXAMPLES", "80")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CLIENT = ["range", "roundrobin", "sticky", "cooperative-sticky"]
-
-
-@st.composite
-def groups(draw) -> Tuple[List[Member], Dict[str, int]]:
-    """A group with random subscriptions and messy previous ownership."""
-    n_topics = draw(st.integers(1, 30))
-    n_members = draw(st.integers(1, 50))
-    uniform = draw(st.booleans())
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = random.Random(seed)
-    topics = {f"t{i:02d}": rng.randint(0, 40) for i in range(n_topics)}
-    names = list(topics)
-    shared = rng.sample(names, rng.randint(1, n_topics))
-    ids = [f"m{i:02d}" for i in range(n_members)]
-    rng.shuffle(ids)
-    generation = rng.randint(1, 5)
-    all_partitions = [(t, p) for t, n in topics.items() for p in range(n)]
-    previous = {tp: rng.choice(ids + [None]) for tp in all_partitions}
-    members = []
-    for m in ids:
-        subs = shared if uniform else rng.sample(names, rng.randint(0, n_topics))
-        owned = [tp for tp, o in previous.items() if o == m]
-        if rng.random() < 0.15 and all_partitions:          # claims someone else's too
-            owned += [tp for tp in rng.sample(all_partitions, min(3, len(all_partitions))) if tp not in owned]
-        gen = rng.choice([generation] * 6 + [generation - 1, None])
-        static = f"s-{m}" if rng.random() < 0.2 else None
-        members.append(Member(m, topics=subs, owned=owned, generation=gen, instance_id=static))
-    return members, topics
 
 
 def valid_claim_owner(members, topics):
