@@ -19,23 +19,50 @@ from pyspark.sql import DataFrame
 from ..errors import InvalidInputError
 from .session import has_delta_spark
 
-__all__ = ["read_delta", "is_path"]
+__all__ = ["read_delta", "is_path", "resolve_location"]
 
 #: Delta features a raw Parquet read cannot honour.
 UNREADABLE_FEATURES = frozenset({"deletionVectors", "columnMapping"})
 
 
+#: A catalog table name: dot-separated identifiers, each plain (``fleet_state``) or back-quoted.
+_TABLE_NAME = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`)(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`))*")
+
+
 def is_path(location: str) -> bool:
     """Whether ``location`` names a directory (else a catalog table name): it has a ``/`` or the
-    OS separator, starts with ``.`` or ``~``, has a URI scheme (``file:``, ``s3://``), or is an
-    existing directory. The one rule for every surface (``AssignmentTable``, ``previous=``, the CLI).
+    OS separator, starts with ``.`` or ``~``, has a URI scheme (``file:``, ``s3://``), is an
+    existing directory, or is no table name (``fleet-state``: SQL identifiers hold letters,
+    digits and ``_`` unless back-quoted). The one rule for every surface (``AssignmentTable``,
+    ``previous=``, the CLI).
 
     Example::
 
-        is_path("/data/state") and is_path("./state") and not is_path("db.fleet_state")
+        is_path("/data/state") and is_path("./state") and is_path("fleet-state")
+        not is_path("db.fleet_state") and not is_path("`my-db`.fleet_state")
     """
     return ("/" in location or os.sep in location or location.startswith((".", "~"))
-            or re.match(r"[A-Za-z][A-Za-z0-9+.-]+:", location) is not None or os.path.isdir(location))
+            or re.match(r"[A-Za-z][A-Za-z0-9+.-]+:", location) is not None or os.path.isdir(location)
+            or _TABLE_NAME.fullmatch(location) is None)
+
+
+def resolve_location(location: str) -> str:
+    """``location`` as the driver's Python code means it: a plain path has ``~`` expanded and is
+    made absolute against this process's working directory; URIs (``file:``, ``s3://``) and
+    catalog table names are returned unchanged.
+
+    Both Delta engines must see the same directory: delta-rs resolves a relative path in
+    this process, the JVM in its own working directory, which differs after an
+    ``os.chdir``, under Spark Connect, or on a cluster.
+
+    Example::
+
+        resolve_location("state") == os.path.join(os.getcwd(), "state")
+        resolve_location("s3://bucket/state") == "s3://bucket/state"
+    """
+    if not is_path(location) or re.match(r"[A-Za-z][A-Za-z0-9+.-]+:", location):
+        return location
+    return os.path.abspath(os.path.expanduser(location))
 
 
 def read_delta(spark: Any, location: str, argument: str = "previous") -> DataFrame:
@@ -58,7 +85,7 @@ def read_delta(spark: Any, location: str, argument: str = "previous") -> DataFra
         if not spark.catalog.tableExists(location):
             raise InvalidInputError(f"no table or Delta path called {location!r}", column=argument)
         return spark.table(location)
-    location = os.path.expanduser(location)
+    location = resolve_location(location)
     if has_delta_spark(spark):
         return spark.read.format("delta").load(location)
     import pyarrow as pa
@@ -80,5 +107,4 @@ def read_delta(spark: Any, location: str, argument: str = "previous") -> DataFra
     files = dt.file_uris()
     if not files:
         return spark.createDataFrame([], schema)
-    base = os.path.abspath(location) if "://" not in location and not location.startswith("file:") else location
-    return spark.read.schema(schema).option("basePath", base).parquet(*files)
+    return spark.read.schema(schema).option("basePath", location).parquet(*files)

@@ -39,7 +39,7 @@ from pyspark.sql import functions as F
 from ..core import get_strategy
 from ..core.model import check_topics
 from ..errors import CommitConflict, ConcurrentRebalanceError, InvalidInputError
-from ..spark.delta import is_path
+from ..spark.delta import is_path, resolve_location
 from ..spark.inputs import subscription_columns, topics_frame
 from ..spark.session import has_delta_spark
 from .backend import ENGINES, Snapshot, Staged, StateBackend
@@ -131,7 +131,9 @@ class AssignmentTable:
     spark:
         The session (classic or Spark Connect).
     location:
-        A directory path, or a catalog table name (needs delta-spark).
+        A directory path or URI, or a catalog table name. A relative path is resolved against
+        this process's working directory, the same for both engines
+        (:func:`~spark_assign.spark.delta.resolve_location`).
     engine:
         ``"embedded"`` (delta-rs; the default without delta-spark),
         ``"delta-spark"`` (the default when the session has Delta Lake), or None.
@@ -144,7 +146,8 @@ class AssignmentTable:
             raise InvalidInputError(f"engine must be one of {', '.join(map(repr, ENGINES))} or None, got {engine!r}",
                                     column="engine")
         self.spark = spark
-        self.location = location
+        self.location = resolve_location(location)
+        location = self.location
         self._backend: StateBackend
         if engine == "delta-spark" or (engine is None and has_delta_spark(spark)):
             from .deltaspark import DeltaSparkBackend

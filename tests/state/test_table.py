@@ -205,3 +205,25 @@ def test_a_group_whose_topics_vanish_has_no_partitions_then_continues(spark, tmp
     assert len(rows) == 4 and {r.member_id for r in rows} == {"a", "b"}
     assert sorted({r.generation for r in table.history("g").collect()}) == [1, 2]
     assert owners(table.latest().where("group_id = 'g'")) == owners(back.rows)
+
+
+def test_a_relative_path_is_the_same_directory_for_both_engines(spark, tmp_path, monkeypatch, engine):
+    """The JVM keeps the working directory it started in; the table must land in this process's."""
+    monkeypatch.chdir(tmp_path)
+    table = AssignmentTable(spark, "rel/state", engine=engine)
+    assert table.path == str(tmp_path / "rel" / "state")
+    rows = [("g1", "c1", "orders", None)]
+    assert table.rebalance(subs(spark, rows), TOPICS, "sticky").version == 1
+    assert (tmp_path / "rel" / "state" / "_delta_log").is_dir()
+    assert AssignmentTable(spark, "rel/state", engine=engine).latest().count() == 4
+
+
+def test_non_ascii_and_astral_ids_round_trip(spark, tmp_path, engine):
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
+    rows = [("gruppe-é", "c1", "主题", None), ("gruppe-é", "ä-😀", "主题", None), ("gruppe-é", "b", "orders", None)]
+    step = table.rebalance(subs(spark, rows), {"主题": 3, "orders": 1}, "cooperative-sticky")
+    assert step.version == 1 and step.summary["new"] == 4
+    got = owners(table.latest())
+    assert set(got) == {("gruppe-é", "主题", p) for p in range(3)} | {("gruppe-é", "orders", 0)}
+    assert {got[("gruppe-é", "主题", p)] for p in range(3)} == {"c1", "ä-😀"}
+    assert table.rebalance(subs(spark, rows), {"主题": 3, "orders": 1}, "cooperative-sticky").version is None
