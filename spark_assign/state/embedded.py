@@ -126,8 +126,9 @@ class EmbeddedBackend:
 
     def _check_executors_share_root(self) -> None:
         """Refuse, before anything is written, a cluster whose executors do not see the table's
-        folder (a ``local`` master shares the driver's filesystem: no check)."""
-        if self._shared or str(self.spark.conf.get("spark.master", "local")).startswith("local"):
+        folder (a ``local`` master shares the driver's filesystem, and without a session only
+        this process writes: no check)."""
+        if self._shared or self.spark is None or str(self.spark.conf.get("spark.master", "local")).startswith("local"):
             return
         created = not os.path.exists(self.root)
         os.makedirs(self.root, exist_ok=True)
