@@ -88,7 +88,7 @@ class InvalidInputError(SparkAssignError, ValueError):
         worker's exception reaches the driver only as text)."""
         fields = {"problem": self.problem, "column": self.column, "rows": self.rows, "group": self.group}
         carried = type(self)(self.problem, column=self.column, rows=self.rows, group=self.group)
-        carried.args = (f"{self}\n{WORKER_MARK}{json.dumps(fields, default=repr)}",)
+        carried.args = (f"{carried}\n{WORKER_MARK}{json.dumps(fields, default=repr)}",)
         return carried
 
     @classmethod
@@ -102,7 +102,8 @@ class InvalidInputError(SparkAssignError, ValueError):
                     fields = json.loads(line[at + len(WORKER_MARK):])
                 except ValueError:
                     return None
-                return cls(fields["problem"], column=fields["column"], rows=fields["rows"], group=fields["group"])
+                rows = [tuple(r) if isinstance(r, list) else r for r in fields["rows"]]   # JSON made them lists
+                return cls(fields["problem"], column=fields["column"], rows=rows, group=fields["group"])
         return None
 
 

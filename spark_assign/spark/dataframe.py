@@ -17,6 +17,7 @@ from pyspark.sql import functions as F
 
 from ..core import check_topics, get_strategy
 from ..errors import InvalidInputError
+from . import failures
 from .inputs import previous_frame, subscription_columns, topics_frame
 from .wire import KIND_PREVIOUS, RESULT_DDL, arrow_wire, build_wire, result_arrow_schema
 
@@ -80,8 +81,10 @@ def assign_partitions(
     ------
     UnknownStrategyError, SchemaError, InvalidInputError
         Before any job for schema and argument problems. Data problems (null
-        member ids, duplicate rows, negative counts...) fail the job with an
-        error naming the group, column and rows.
+        member ids, duplicate rows, negative counts...) fail the job that
+        runs the assignment: its action (``collect``, ``write``...) raises
+        :class:`InvalidInputError` naming the group, column and rows, on
+        classic Spark and on Connect (see :mod:`spark_assign.spark.failures`).
     """
     return assign_frame(self, strategy, topics, previous, num_partitions)
 
@@ -94,6 +97,7 @@ def assign_frame(subscriptions: DataFrame, strategy: str, topics: Any, previous:
                                        or num_partitions < 1):
         raise InvalidInputError(f"num_partitions must be a positive integer, got {num_partitions!r}",
                                 column="num_partitions")
+    failures.install()
     wire, name, has_group = _wire(subscriptions, strategy, topics, previous)
     n = num_partitions or int(subscriptions.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     ddl = RESULT_DDL + (", `group_instance_id` string" if with_instance else "")

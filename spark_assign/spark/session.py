@@ -88,7 +88,8 @@ def local_session(
         ``spark.jars``); without them spark-assign uses its embedded Delta
         engine (delta-rs).
     quiet:
-        Keep Spark's console logging at ERROR.
+        Keep Spark's console logging at ERROR, without the stacks of failed tasks (the action
+        that ran the job raises the failure; see :data:`TASK_FAILURE_LOGGERS`).
     conf:
         More Spark settings, e.g. ``**{"spark.sql.shuffle.partitions": "8"}``.
     """
@@ -115,7 +116,22 @@ def local_session(
     spark = builder.getOrCreate()
     if quiet and not remote:
         spark.sparkContext.setLogLevel("ERROR")
+        _quiet_task_failures(spark)
     return spark
+
+
+#: The loggers that print a failed task's JVM and Python stacks; the action that ran the job raises
+#: the failure anyway (input errors as :class:`~spark_assign.errors.InvalidInputError`).
+TASK_FAILURE_LOGGERS = ("org.apache.spark.executor.Executor", "org.apache.spark.scheduler.TaskSetManager")
+
+
+def _quiet_task_failures(spark) -> None:
+    """Turn :data:`TASK_FAILURE_LOGGERS` off in this (classic, local) session's JVM; a user who
+    wants them sets their level back (``Configurator.setLevel(name, Level.INFO)``)."""
+    jvm = spark.sparkContext._jvm
+    level = jvm.org.apache.logging.log4j.Level.OFF
+    for name in TASK_FAILURE_LOGGERS:
+        jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(name, level)
 
 
 def has_delta_spark(spark) -> bool:

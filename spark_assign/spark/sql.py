@@ -37,6 +37,7 @@ from typing import Any, Callable, List, Mapping, Optional, Union
 from pyspark.util import PythonEvalType
 
 from ..errors import InvalidInputError
+from . import failures
 from .sql_kafka import SQL_FUNCTIONS, udfs
 from .sql_table import TABLE_FUNCTIONS
 
@@ -77,6 +78,7 @@ def register(spark: Any, *, arrow: bool = True) -> List[str]:
         ``analyze``). ``False``: Spark's row-at-a-time Python UDTF, with the
         same ``analyze``; slower, kept as a fallback (docs/sql.md, "Design").
     """
+    failures.install()
     connect = type(spark).__module__.startswith("pyspark.sql.connect")
     if connect:
         from pyspark.sql.connect.udtf import UserDefinedTableFunction

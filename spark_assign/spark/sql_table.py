@@ -151,6 +151,18 @@ class AssignHandler:
         self._partitioned = plan.partitioned_by_itself or _made_for_one_partition()
 
     def eval(self, table: Any, *args: Any, **kwargs: Any) -> None:
+        try:
+            self._collect(table)
+        except InvalidInputError as e:     # to the caller as InvalidInputError (see .failures)
+            raise e.for_driver() from None
+
+    def terminate(self) -> Iterator[Any]:
+        try:
+            yield from self._assign()
+        except InvalidInputError as e:
+            raise e.for_driver() from None
+
+    def _collect(self, table: Any) -> None:
         if self._partitioned is False:
             self._not_partitioned()
         if isinstance(table, pa.RecordBatch):
@@ -171,7 +183,7 @@ class AssignHandler:
                 self._several_groups(self._group, row[0])
             self._rows.append(row)
 
-    def terminate(self) -> Iterator[Any]:
+    def _assign(self) -> Iterator[Any]:
         batch = self._input_batch()
         if batch is None:
             return

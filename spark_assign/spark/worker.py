@@ -140,9 +140,9 @@ def _assign_rows(parts: List[pa.RecordBatch], strategy: str, out: _Output, group
 
 def _assign_one(c: WireBatch, s: int, strategy: str, out: _Output, group_column: bool) -> None:
     """Assign group ``s`` of ``c``."""
-    rows = GroupRows(c, s, group_column)
     try:
+        rows = GroupRows(c, s, group_column)
         result = assign_group(rows.spec, strategy)
-    except InvalidInputError as e:
-        raise e.in_group(rows.group_id).for_driver() from None
+    except InvalidInputError as e:       # to the driver as data (see .failures)
+        raise e.in_group(c.group_name(int(c.starts[s]))).for_driver() from None
     out.add(rows, result)

@@ -1,7 +1,8 @@
 """Bad input: a clear error naming the problem, the column and sample rows; no output.
 
 Schema and argument problems fail on the call, before any job; data problems
-fail the job with the engine's message (group, column, rows).
+fail the job, whose action raises the engine's InvalidInputError (group,
+column, rows), catchable as such.
 """
 
 import pytest
@@ -20,11 +21,12 @@ def subs(spark, rows, schema=SUBS):
 
 
 def job_error(df) -> str:
-    """Run ``df``; it must fail and return nothing. Returns the error text."""
+    """Run ``df``; it must fail with InvalidInputError and return nothing. Returns the error text."""
     rows = None
-    with pytest.raises(Exception) as info:
+    with pytest.raises(InvalidInputError) as info:
         rows = df.collect()
     assert rows is None
+    assert info.value.column and "Traceback" not in str(info.value)
     return str(info.value)
 
 
@@ -176,3 +178,21 @@ def test_partition_owned_twice_in_one_generation_is_unowned(spark):
         "cooperative-sticky", topics=GOOD_TOPICS, previous=previous).collect()
     got = {r.partition: (r.member_id, r.previous_member_id, r.status) for r in rows}
     assert got == {0: (None, None, "revoked"), 1: ("a", "a", "kept"), 2: ("b", "b", "kept")}
+
+
+def test_a_users_script_catches_the_error_and_sees_no_stack():
+    """In a script of its own (a fresh local_session): ``except InvalidInputError`` catches a bad
+    row found inside the job, and neither a JVM nor a Python stack reaches stderr."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-m", "tests.spark.error_child"], cwd=root, env=dict(os.environ),
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    caught = json.loads(done.stdout.strip().splitlines()[-1])
+    assert caught == {"type": "InvalidInputError", "column": "member_id", "group": "g", "rows": [[None, "orders"]]}
+    assert "Traceback" not in done.stderr and "\tat org.apache" not in done.stderr, done.stderr[-3000:]

@@ -2,7 +2,8 @@
 
 Everything visible from the schema fails at analysis time (``.schema`` runs no
 job), with spark-assign's message inside Spark's AnalysisException. Data
-problems fail the job with the worker's message (group, column, rows).
+problems fail the job, whose action raises the engine's InvalidInputError
+(group, column, rows), catchable as such.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import pytest
 from pyspark.errors import AnalysisException
 
 import spark_assign
+from spark_assign.errors import InvalidInputError
 
 pytestmark = pytest.mark.spark
 
@@ -36,9 +38,10 @@ def job_error(spark, query: str) -> str:
     df = spark.sql(query)
     df.schema
     rows = None
-    with pytest.raises(Exception) as info:
+    with pytest.raises(InvalidInputError) as info:
         rows = df.collect()
     assert rows is None
+    assert info.value.column and "Traceback" not in str(info.value)
     return str(info.value)
 
 
