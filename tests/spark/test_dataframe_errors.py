@@ -190,7 +190,9 @@ def test_a_users_script_catches_the_error_and_sees_no_stack():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    done = subprocess.run([sys.executable, "-m", "tests.spark.error_child"], cwd=root, env=dict(os.environ),
+    # A classic script: none of the variables a Connect session of this process may have set.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SPARK_REMOTE", "SPARK_CONNECT", "SPARK_LOCAL_REMOTE"))}
+    done = subprocess.run([sys.executable, "-m", "tests.spark.error_child"], cwd=root, env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     caught = json.loads(done.stdout.strip().splitlines()[-1])
