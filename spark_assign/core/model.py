@@ -17,6 +17,8 @@ immutable :class:`Group` every strategy reads.
 
 from __future__ import annotations
 
+import itertools
+
 import numbers
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
@@ -141,11 +143,14 @@ class GroupInput:
                 counts.append(-1)
             return i
 
-        sub_m, sub_t, cl_m, cl_t, cl_p = [], [], [], [], []
+        # Subscriptions: one dict lookup per pair; names outside the metadata get codes after.
+        per_member = [len(m.topics) for m in members]
+        sub_t = list(map(topic_index.get, itertools.chain.from_iterable(m.topics for m in members)))
+        if None in sub_t:
+            flat = itertools.chain.from_iterable(m.topics for m in members)
+            sub_t = [code(t) if i is None else i for i, t in zip(sub_t, flat)]
+        cl_m, cl_t, cl_p = [], [], []
         for row, m in enumerate(members):
-            for t in m.topics:
-                sub_m.append(row)
-                sub_t.append(code(t))
             for tp in m.owned:
                 if len(tp) != 2:
                     raise InvalidInputError(
@@ -159,7 +164,7 @@ class GroupInput:
             member_ids=[m.member_id for m in members],
             topic_names=names,
             topic_counts=np.asarray(counts, dtype=np.int64),
-            sub_member=np.asarray(sub_m, dtype=np.int64),
+            sub_member=np.repeat(np.arange(len(members), dtype=np.int64), per_member),
             sub_topic=np.asarray(sub_t, dtype=np.int64),
             claim_member=np.asarray(cl_m, dtype=np.int64),
             claim_topic=np.asarray(cl_t, dtype=np.int64),
