@@ -151,7 +151,7 @@ class EmbeddedBackend:
     def exists(self) -> bool:
         from deltalake import DeltaTable
 
-        return DeltaTable.is_deltatable(self.root)
+        return os.path.isdir(self.root) and DeltaTable.is_deltatable(self.root)
 
     def create(self, description: str) -> None:
         from deltalake import DeltaTable

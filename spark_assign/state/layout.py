@@ -41,7 +41,7 @@ from ..spark import inputs
 __all__ = [
     "TABLE_COLUMNS", "PARTITION_COLUMN", "HEADS_DIR", "HEADS_COLUMNS", "FORMAT_VERSION",
     "APP_ID", "arrow_schema", "spark_ddl", "heads_ddl", "heads_path", "heads_name",
-    "FILE_ORDER", "local_path", "local_dir", "in_files",
+    "FILE_ORDER", "local_path", "local_dir", "in_files", "check_new_table_folder",
 ]
 
 PARTITION_COLUMN = "commit_version"
@@ -118,6 +118,30 @@ def local_dir(location: str) -> Optional[str]:
     if scheme and scheme.group(1).lower() != "file" and len(scheme.group(1)) > 1:   # C: is a drive
         return None
     return local_path(location)
+
+
+def check_new_table_folder(location: str) -> None:
+    """Refuse to create a state table at ``location`` (no Delta table there yet) when it is a
+    file, or a folder that already holds other files (data of another tool, not ours to mix
+    with): :class:`~spark_assign.errors.StateTableError`. Only local folders are looked at;
+    names in the folder that start with ``.`` or ``_`` (hidden files, our heads) are allowed.
+
+    Example::
+
+        check_new_table_folder("/tmp/new-state")      # missing or empty: fine
+    """
+    from ..errors import StateTableError
+
+    path = local_dir(location)
+    if path is None or not os.path.exists(path):
+        return
+    if not os.path.isdir(path):
+        raise StateTableError(f"{path} is a file, not a folder: a state table needs a folder of its own")
+    other = sorted(n for n in os.listdir(path) if not n.startswith((".", "_")))
+    if other:
+        shown = ", ".join(other[:3]) + (f" and {len(other) - 3} more" if len(other) > 3 else "")
+        raise StateTableError(f"{path} holds files but no Delta table ({shown}): a state table needs an "
+                              "empty or new folder of its own")
 
 
 def in_files(rows, num_files: int):

@@ -46,7 +46,7 @@ from .backend import ENGINES, Snapshot, Staged, StateBackend
 from .embedded import EmbeddedBackend
 from .generation import rows_in_driver, rows_in_spark
 from .heads import changed_heads, heads_and_name_at, heads_at, heads_name_at, remove_heads, sweep_heads, write_heads
-from .layout import APP_ID, FORMAT_VERSION, PARTITION_COLUMN, heads_name, spark_ddl
+from .layout import APP_ID, FORMAT_VERSION, PARTITION_COLUMN, check_new_table_folder, heads_name, spark_ddl
 from .plan import Outcome, Plan, plan
 
 __all__ = ["AssignmentTable", "Rebalance", "TableState"]
@@ -321,6 +321,8 @@ class AssignmentTable:
     def _current(self) -> Optional[Snapshot]:
         """The table's latest snapshot (checked), or None when there is no table yet."""
         if not self._backend.exists():
+            if is_path(self.location):
+                check_new_table_folder(self.location)      # nothing written among another tool's files
             return None
         snap = self._backend.snapshot()
         self._backend.check(snap)

@@ -136,6 +136,26 @@ def test_a_foreign_table_is_refused(spark, tmp_path, engine):
         table.latest()
 
 
+def test_a_folder_of_other_files_or_a_file_is_refused_before_anything_is_written(spark, tmp_path, engine):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = tmp_path / "parquet"
+    folder.mkdir()
+    pq.write_table(pa.table({"x": [1]}), str(folder / "part-0.parquet"))
+    with pytest.raises(StateTableError, match="holds files but no Delta table .part-0.parquet."):
+        AssignmentTable(spark, str(folder), engine=engine).rebalance(
+            subs(spark, [("g", "a", "orders", None)]), TOPICS, "range")
+    assert sorted(p.name for p in folder.iterdir()) == ["part-0.parquet"]
+
+    file = tmp_path / "state.txt"
+    file.write_text("not a folder")
+    with pytest.raises(StateTableError, match="is a file, not a folder"):
+        AssignmentTable(spark, str(file), engine=engine).rebalance(
+            subs(spark, [("g", "a", "orders", None)]), TOPICS, "range")
+    assert file.read_text() == "not a folder"
+
+
 def test_reads_need_a_table_and_arguments_are_checked(spark, tmp_path, engine):
     table = AssignmentTable(spark, str(tmp_path / "none"), engine=engine)
     with pytest.raises(InvalidInputError, match="run rebalance first"):
