@@ -368,8 +368,13 @@ class Group:
 
 
 def _check_names(values: Sequence[object], column: str, what: str) -> List[str]:
+    """``values`` as a list of names: non-empty strings (Kafka's ids are strings)."""
     bad = [v for v in values if not isinstance(v, str) or v == ""]
     if bad:
+        wrong_type = sorted({type(v).__name__ for v in bad if v is not None and not isinstance(v, str)})
+        if wrong_type:
+            raise InvalidInputError(f"{what} must be a string, got {', '.join(wrong_type)}", column=column,
+                                    rows=[v for v in bad if v is not None and not isinstance(v, str)])
         raise InvalidInputError(f"null or empty {what}", column=column, rows=bad)
     return list(values)  # type: ignore[arg-type]
 

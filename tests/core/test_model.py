@@ -20,6 +20,13 @@ def test_null_or_empty_member_id():
     assert e.column == "member_id" and "None" in str(e)
 
 
+def test_ids_that_are_not_strings_are_named_as_such():
+    e = err([Member(123, topics=["t"])], {"t": 1})  # type: ignore[arg-type]
+    assert e.column == "member_id" and str(e).startswith("member_id must be a string, got int") and e.rows == [123]
+    e = err([Member("a", topics=[7])], {"t": 1})  # type: ignore[list-item]
+    assert e.column == "topic" and "topic must be a string, got int" in str(e)
+
+
 def test_duplicate_member_id():
     e = err([Member("a", topics=["t"]), Member("a", topics=["u"])], {"t": 1, "u": 1})
     assert e.column == "member_id" and "duplicate member_id" in str(e) and "'a'" in str(e)
