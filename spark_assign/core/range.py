@@ -107,13 +107,12 @@ def partitions_per_topic_order(ctx: Context) -> np.ndarray:
     if g.subscriptions_complete:
         first_met = np.arange(T, dtype=np.int64)       # the first member's topics, in name order
     else:
+        # A topic is first met at its subscriber earliest in the walk; ties (same member) by name.
         position = np.empty(g.num_members, dtype=np.int64)
         position[walk] = np.arange(g.num_members, dtype=np.int64)
-        pairs = np.lexsort((g.sub_topic, position[g.sub_member]))     # walk order, then name
-        topics = g.sub_topic[pairs]
-        seen_at = np.full(T, len(topics), dtype=np.int64)
-        np.minimum.at(seen_at, topics, np.arange(len(topics), dtype=np.int64))
-        first_met = np.argsort(seen_at, kind="stable")
+        members, bounds = g.subscribers_by_topic()      # every topic of a group has a subscriber
+        first_member = np.minimum.reduceat(position[members], bounds[:-1]) if T else bounds[:0]
+        first_met = np.argsort(first_member, kind="stable")
     hashes = np.asarray(java_string_hashes(g.topic_names), dtype=np.int64)
     subscribed_set = first_met[hashmap_order(hashes[first_met].tolist())]
     with_partitions = g.topic_known & (g.topic_counts > 0)
