@@ -6,7 +6,8 @@ every member subscribes to every subscribed topic name, existing or not):
 
 * homogeneous (Kafka 4.1+, KAFKA-18688): ``P // M`` partitions per member and
   ``P % M`` members with one more. Members keep what they hold up to their
-  quota; a member already holding the larger quota keeps it while extra slots
+  quota (the first ones as Java iterates their own assignment, see
+  :func:`_own_iteration_order`); a member already holding the larger quota keeps it while extra slots
   remain, so an already balanced group does not move. Partitions nobody holds,
   then the ones taken from over-quota members, are dealt in order to the
   members still under quota.
