@@ -176,12 +176,17 @@ class GroupInput:
         )
 
 
+#: Kafka's partition ids are 32-bit signed integers (``int32`` in its protocol), so a topic has at most this many.
+MAX_PARTITIONS = 2**31 - 1
+
+
 def check_topics(topics: object) -> Dict[str, int]:
     """The one check of a ``topics`` argument ``{topic: partition count}``, shared by every surface
     (:func:`~spark_assign.core.assign`, ``DataFrame.assign_partitions``, ``AssignmentTable``).
 
     Names must be non-empty strings; counts non-negative integers: ``int`` or any
-    :class:`numbers.Integral` (NumPy's integers included), never a ``bool``.
+    :class:`numbers.Integral` (NumPy's integers included), never a ``bool``, at most
+    :data:`MAX_PARTITIONS`.
     Returns the mapping as a dict of Python ints.
 
     Example::
@@ -209,6 +214,10 @@ def check_topics(topics: object) -> Dict[str, int]:
         kinds = ", ".join(sorted({type(count).__name__ for _, count in bad}))
         raise InvalidInputError(f"partition count must be a non-negative integer, got {kinds}",
                                 column="num_partitions", rows=bad)
+    too_many = [(name, count) for name, count in topics.items() if count > MAX_PARTITIONS]
+    if too_many:
+        raise InvalidInputError(f"partition count above Kafka's limit of {MAX_PARTITIONS:,} (partition ids are "
+                                "32-bit)", column="num_partitions", rows=too_many)
     return {name: int(count) for name, count in topics.items()}
 
 

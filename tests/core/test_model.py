@@ -27,6 +27,12 @@ def test_ids_that_are_not_strings_are_named_as_such():
     assert e.column == "topic" and "topic must be a string, got int" in str(e)
 
 
+def test_a_partition_count_above_kafkas_limit_is_named():
+    e = err([Member("a", topics=["t"])], {"t": 2**31})
+    assert e.column == "num_partitions" and "above Kafka's limit of 2,147,483,647" in str(e)
+    assert e.rows == [("t", 2**31)]
+
+
 def test_duplicate_member_id():
     e = err([Member("a", topics=["t"]), Member("a", topics=["u"])], {"t": 1, "u": 1})
     assert e.column == "member_id" and "duplicate member_id" in str(e) and "'a'" in str(e)
