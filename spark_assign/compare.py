@@ -17,9 +17,12 @@ DataFrame of them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas
 
 from .core import AssignmentResult, Member, assign, get_strategy
 from .core.checks import balance_violations, moves, validity_errors
@@ -101,7 +104,7 @@ def compare_strategies(
 
 
 def _rebalance(state: _GroupState, members: List[ScenarioMember], topics: Dict[str, int],
-               racks: Optional[dict], strategy: str, max_follow_ups: int) -> Dict[str, object]:
+               racks: Optional[dict], strategy: str, max_follow_ups: int) -> Dict[str, Any]:
     """One group's rebalance in one generation (plus cooperative follow-ups); updates ``state``."""
     claims: Dict[str, List[TopicPartition]] = {}
     returning = set()
@@ -113,7 +116,7 @@ def _rebalance(state: _GroupState, members: List[ScenarioMember], topics: Dict[s
             claims[m.member_id] = state.owned[previous_id]
             returning.add(m.member_id)
     result = _assign(members, claims, returning, state.generation, topics, strategy, racks)
-    metrics = {"moved": moves(result), "pending": int((result.owner < 0).sum()),
+    metrics: Dict[str, Any] = {"moved": moves(result), "pending": int((result.owner < 0).sum()),
                "new": int((result.previous_owner < 0).sum()), "rebalances": 1}
     while (result.owner < 0).any() and metrics["rebalances"] <= max_follow_ups:
         state.generation += 1
@@ -145,7 +148,7 @@ def _assign(members: List[ScenarioMember], claims: Dict[str, List[TopicPartition
     return assign(engine_members, topics, strategy, partition_racks=racks)
 
 
-def _row(gen: Generation, strategy: str, groups: List[Dict[str, object]]) -> Dict[str, object]:
+def _row(gen: Generation, strategy: str, groups: List[Dict[str, Any]]) -> Dict[str, object]:
     spreads = [g["spread"] for g in groups if g["spread"] is not None]
     counts = gen.event_counts()
     plural = {"join": "joins", "leave": "leaves", "crash": "crashes"}

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Dict, Optional
+from typing import Dict, Optional, Set
 
 from .runtime import CliError, is_delta_table, is_path
 
@@ -59,7 +59,7 @@ def detect_format(path: str) -> str:
     if os.path.isdir(path):
         if is_delta_table(path):
             return "delta"
-        found = set()
+        found: Set[str] = set()
         for root, dirs, files in os.walk(path):
             dirs[:] = [d for d in dirs if not d.startswith(("_", "."))]
             found.update(f for f in (_format_of_file(name) for name in files if not name.startswith(("_", ".")))

@@ -87,7 +87,7 @@ def parse_conf(values: Optional[List[str]]) -> Dict[str, str]:
     return dict((k.strip(), v) for k, v in (item.split("=", 1) for item in values or []))
 
 
-def _common() -> argparse.ArgumentParser:
+def _common() -> _Parser:
     common = _Parser(add_help=False)
     group = common.add_argument_group("output and Spark")
     group.add_argument("-v", "--verbose", action="store_true",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from numbers import Number
-from typing import Any, List, Optional, Sequence
+from typing import Any, List, Optional, Sequence, cast
 
 __all__ = ["format_table", "cell", "format_seconds"]
 
@@ -29,8 +29,8 @@ def cell(value: Any, digits: int = 2) -> str:
         return "yes" if value else "no"
     if isinstance(value, Number):
         if _is_float(value):
-            return "-" if math.isnan(float(value)) else f"{float(value):.{digits}f}"
-        return str(int(value))
+            return "-" if math.isnan(float(cast(float, value))) else f"{float(cast(float, value)):.{digits}f}"
+        return str(int(cast(int, value)))
     return str(value)
 
 

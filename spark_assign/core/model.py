@@ -392,7 +392,7 @@ def _optional_strings(values: Optional[Sequence[Optional[str]]], n: int, column:
     if values is None:
         return [None] * n
     out: List[Optional[str]] = []
-    bad = []
+    bad: List[object] = []
     for v in values:
         if v is None or v == "":
             out.append(None)

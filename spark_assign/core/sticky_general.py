@@ -35,7 +35,7 @@ move-back rule in those two cases.
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
+from typing import Dict, Optional, Tuple, Union, cast
 
 import numpy as np
 
@@ -119,7 +119,7 @@ class _GeneralBuilder:
         if len(rest) == 0:
             return
         topics = self.pid_topic[rest]
-        bounds = np.flatnonzero(np.diff(topics)) + 1
+        bounds: np.ndarray = np.flatnonzero(np.diff(topics)) + 1
         # Least-loaded filling has no memory beyond the counts, so consecutive topics
         # with the same subscribers are filled in one go.
         start, eligible = 0, None
@@ -286,7 +286,7 @@ class _PartitionMovements:
         reverse: Optional[JavaHashSet] = pairs.get((new, old))
         if reverse is None:
             return pid
-        return int(reverse.first())  # type: ignore[arg-type]
+        return int(cast(int, reverse.first()))
 
     def move(self, pid: int, old: int, new: int, topic: int, java_hash: int) -> None:
         self.hashes[pid] = java_hash
@@ -331,7 +331,7 @@ def water_fill(counts: np.ndarray, k: int) -> np.ndarray:
         c = counts.astype(np.int64).copy()
         picks = np.empty(k, dtype=np.int64)
         for i in range(k):
-            j = int(np.argmin(c))
+            j: Union[int, np.ndarray] = int(np.argmin(c))
             picks[i] = j
             c[j] += 1
         return picks

@@ -126,7 +126,7 @@ def _homogeneous(ctx: Context, held: np.ndarray, hash_rank: np.ndarray,
     # KAFKA-18688: members claim the extra slots in order, holders first; once the
     # slots left equal the members left, everyone left takes one.
     has_extra = n_held >= min_quota + 1
-    before = np.cumsum(has_extra) - has_extra
+    before: np.ndarray = np.cumsum(has_extra) - has_extra
     left = extras - np.minimum(before, extras)
     forced = left >= M - np.arange(M)
     start = int(np.argmax(forced)) if forced.any() else M

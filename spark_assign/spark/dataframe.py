@@ -9,7 +9,7 @@ module attaches it: ``import spark_assign`` imports it as soon as
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Tuple, Union
+from typing import Any, Mapping, Optional, Tuple, Union, cast
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
@@ -99,7 +99,7 @@ def assign_frame(subscriptions: DataFrame, strategy: str, topics: Any, previous:
                                 column="num_partitions")
     failures.install()
     wire, name, has_group = _wire(subscriptions, strategy, topics, previous)
-    n = num_partitions or int(subscriptions.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    n = num_partitions or int(cast(str, subscriptions.sparkSession.conf.get("spark.sql.shuffle.partitions")))
     ddl = RESULT_DDL + (", `group_instance_id` string" if with_instance else "")
 
     def run(batches):

@@ -21,7 +21,7 @@ their order of appearance, with count -1).
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, cast
 
 import numpy as np
 import pyarrow as pa
@@ -245,7 +245,8 @@ class GroupRows:
         self.claims = (b.claim_member[cs:ce], b.claim_topic[cs:ce], b.claim_partition[cs:ce])
         self.claimed_from_rows = b.claimed_from_rows[ms:me]
         rack_rows = b.rack_rows[b.rack_off[s]:b.rack_off[s + 1]]
-        racks = {b.topic_name(i): b.replica_racks[i].as_py() for i in rack_rows.tolist()}
+        # Rack rows have a topic, and exist only when the wire has the replica_racks column.
+        racks = {cast(str, b.topic_name(i)): cast(Any, b.replica_racks)[i].as_py() for i in rack_rows.tolist()}
         self.spec = GroupInput(
             member_ids=self.member_ids,
             topic_names=self.topic_names,
@@ -304,7 +305,8 @@ class GroupRows:
                     hit = renamed & (b.instance[rows] == code)
                     m[hit] = target
                     # Usually one old id per instance; if several, the last row's (row order) names it.
-                    self.renamed[self.member_ids[target]] = b.member_names[owner[np.flatnonzero(hit)[-1]]]
+                    self.renamed[cast(str, self.member_ids[target])] = \
+                        cast(str, b.member_names[owner[np.flatnonzero(hit)[-1]]])
         pending = (owner < 0) & (b.status[rows] == b.revoked)
         self.spec.pending_topic = topic[pending]
         self.spec.pending_partition = partition[pending]
@@ -316,7 +318,7 @@ class GroupRows:
         self.spec.prior_topic = topic[left]
         self.spec.prior_partition = partition[left]
         self.spec.prior_owner = owner_of_row
-        self.spec.prior_owner_names = b.name(owners, b.member_names)
+        self.spec.prior_owner_names = cast(List[str], b.name(owners, b.member_names))    # owners are >= 0
         claim = m >= 0
         claim[claim] = ~self.claimed_from_rows[m[claim]]
         if claim.any():

@@ -112,6 +112,7 @@ def split_statements(script: str) -> List[str]:
 
         split_statements("SELECT 1; -- done\nSELECT ';'")   # ['SELECT 1', "-- done\nSELECT ';'"]
     """
+    current: List[str]
     statements, current = [], []
     for token in _TOKEN.findall(script):
         if token == ";":

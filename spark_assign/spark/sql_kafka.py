@@ -82,8 +82,8 @@ def udfs() -> dict:
     from pyspark.sql.types import IntegerType
 
     return {
-        "_spark_assign_kafka_partition": arrow_udf(kafka_partition_arrow, IntegerType()),
-        "_spark_assign_kafka_murmur2": arrow_udf(kafka_murmur2_arrow, IntegerType()),
+        "_spark_assign_kafka_partition": arrow_udf(kafka_partition_arrow, IntegerType()),  # type: ignore[call-overload]
+        "_spark_assign_kafka_murmur2": arrow_udf(kafka_murmur2_arrow, IntegerType()),  # type: ignore[call-overload]
     }
 
 

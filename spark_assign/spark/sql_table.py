@@ -22,7 +22,7 @@ same validation, same engine call, same generation rule, same output rows.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, cast
 
 import numpy as np
 import pyarrow as pa
@@ -35,6 +35,9 @@ from ..errors import InvalidInputError, SchemaError
 from ..schema import RESULT_COLUMNS
 from .inputs import ARROW_TYPES, type_matches
 from .wire import KIND_RACKS, KIND_SUBSCRIPTION, WIRE_COLUMNS
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 __all__ = ["INPUT_COLUMNS", "AssignPlan", "TABLE_FUNCTIONS", "assign_table_rows"]
 
@@ -101,7 +104,7 @@ def analyze_call(function: str, table: Optional[AnalyzeArgument], strategy: Opti
     if table is None or not table.isTable:
         raise SchemaError(f"{function}: the first argument must be a table, as in {usage}")
     chosen = get_strategy(fixed_strategy or _strategy_argument(function, strategy))
-    fields = {f.name.lower(): f for f in table.dataType.fields}
+    fields = {f.name.lower(): f for f in cast(StructType, table.dataType).fields}
     selected: List[SelectedColumn] = []
     names: List[str] = []
     present: Dict[str, str] = {}
@@ -111,7 +114,7 @@ def analyze_call(function: str, table: Optional[AnalyzeArgument], strategy: Opti
             if required:
                 raise SchemaError(
                     f"{function}: the input table lacks the required column '{name}' ({kind}); "
-                    f"it has: {', '.join(x.name for x in table.dataType.fields)}; usage: {usage}")
+                    f"it has: {', '.join(x.name for x in cast(StructType, table.dataType).fields)}; usage: {usage}")
         elif not type_matches(f.dataType, kind):
             raise SchemaError(f"{function}: column '{name}' must be {kind}, got {f.dataType.simpleString()}")
         else:
@@ -243,7 +246,7 @@ def _made_for_one_partition() -> Optional[bool]:
     import sys
 
     try:
-        frame = sys._getframe(2)
+        frame: Optional[FrameType] = sys._getframe(2)
     except (AttributeError, ValueError):
         return None
     for _ in range(6):

@@ -19,7 +19,7 @@ function in the driver: ``dataframe.assign_local``.)
 from __future__ import annotations
 
 import json
-from typing import Dict, Mapping, Optional, Set
+from typing import Dict, Mapping, Optional, Set, Union
 
 import pyarrow as pa
 from pyspark.sql import Column, DataFrame
@@ -132,7 +132,7 @@ def build_wire(
     worker reads an absent column as all nulls. ``topic_counts``: ``topics``
     as the dict it was made from (see :func:`with_topic_metadata`).
     """
-    racks = with_racks and "replica_racks" in topics.columns
+    racks: Union[bool, DataFrame] = with_racks and "replica_racks" in topics.columns
     present = {"owned_partitions": "owned_partitions" in subscriptions.columns, "replica_racks": racks}
     skip = {name for name in OPTIONAL_NESTED if not present[name]}
     keys = ["group_id", "topic"] if "group_id" in topics.columns else ["topic"]
@@ -146,6 +146,7 @@ def build_wire(
         "metadata_rows": F.col("_metadata_rows"),
     })]
     if previous is not None:
+        prev_cols: Dict[str, Column]
         prev_cols = {n: F.col(n) for n in ("group_id", "member_id", "topic", "generation", "partition")
                      if n in previous.columns}
         for optional in ("status", "group_instance_id"):

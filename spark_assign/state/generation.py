@@ -16,7 +16,7 @@ that only carries its generation number, so its next generation follows it.
 from __future__ import annotations
 
 import datetime
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, cast
 
 import numpy as np
 import pyarrow as pa
@@ -88,7 +88,7 @@ def _previous(backend, snap: Optional[Snapshot], todo: Plan, ids: List[str]) -> 
     (None when none has one, as in a table not created yet: ``snap`` None)."""
     heads = todo.latest(ids)
     marks = todo.emptied(ids)
-    versions = sorted({todo.changed[g].commit_version for g in heads})
+    versions = sorted({cast(int, todo.changed[g].commit_version) for g in heads})   # a head has its version
     rows = only_heads(backend.read(snap, commit_versions=versions), todo, ids) if versions else None
     if marks:
         marked = backend.spark.createDataFrame(_generation_marks(marks), schema=spark_ddl(_PREVIOUS_TYPES))
@@ -102,8 +102,8 @@ def _previous_arrow(backend: StateBackend, snap: Optional[Snapshot], todo: Plan,
     heads = todo.latest(ids)
     parts = [_generation_marks(todo.emptied(ids))]
     if heads:
-        versions = sorted({todo.changed[g].commit_version for g in heads})
-        rows = backend.read_arrow(snap, versions, list(heads), PREVIOUS_COLUMNS)
+        versions = sorted({cast(int, todo.changed[g].commit_version) for g in heads})   # a head has its version
+        rows = backend.read_arrow(cast(Snapshot, snap), versions, list(heads), PREVIOUS_COLUMNS)
         latest = pc.index_in(rows.column("group_id"), value_set=pa.array(list(heads), type=pa.string()))
         wanted = pc.take(pa.array(list(heads.values()), type=pa.int32()), latest)
         parts.append(rows.filter(pc.equal(rows.column("generation"), wanted)))

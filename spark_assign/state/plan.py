@@ -97,7 +97,7 @@ class Outcome:
     groups: Dict[str, Tuple[int, bool]] = field(default_factory=dict)
     counts: Dict[str, int] = field(default_factory=lambda: {s: 0 for s in STATUSES})
 
-    def add(self, groups: Dict[str, Sequence], counts: Dict[str, int]) -> None:
+    def add(self, groups: Mapping[str, Sequence], counts: Mapping[str, int]) -> None:
         """Merge one file's report (a group split over two files is merged too)."""
         for g, (gen, pending) in groups.items():
             old = self.groups.get(g)

@@ -30,7 +30,7 @@ import os
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union, cast
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
@@ -295,8 +295,8 @@ class AssignmentTable:
     def _commit(self, snap: Snapshot, staged: Staged, heads: str, strategy: str, summary: Dict[str, int]) -> bool:
         """Commit ``staged`` as version ``snap + 1`` naming the heads ``heads``; False (and
         everything this attempt wrote removed) when another writer got there first."""
-        metadata = {"spark_assign": {"format": FORMAT_VERSION, "operation": "rebalance",
-                                     "strategy": strategy, "heads": heads, **summary}}
+        metadata: Dict[str, object] = {"spark_assign": {"format": FORMAT_VERSION, "operation": "rebalance",
+                                                       "strategy": strategy, "heads": heads, **summary}}
         fault("before-commit")
         try:
             self._backend.commit(snap, staged, APP_ID, metadata)
@@ -415,7 +415,7 @@ class AssignmentTable:
         if version is not None:
             snap = self._snapshot(version)
             return self._latest_rows(snap, heads_at(self._backend, snap))
-        rows = self._backend.read(self._snapshot()).where(F.col("generation") <= generation)
+        rows = self._backend.read(self._snapshot()).where(F.col("generation") <= cast(int, generation))
         latest = rows.groupBy("group_id").agg(F.max("generation").alias("generation"))
         return rows.join(latest, ["group_id", "generation"], "left_semi")
 
@@ -478,8 +478,8 @@ class AssignmentTable:
             .where(F.col("cutoff") >= 1)
         # No heads named: a prune changes none, so its version's heads are the previous version's,
         # whichever commit that turns out to be (delta-spark's MERGE may land after a rebalance).
-        metadata = {"spark_assign": {"format": FORMAT_VERSION, "operation": "prune",
-                                     "keep_generations": keep_generations}}
+        metadata: Dict[str, object] = {"spark_assign": {"format": FORMAT_VERSION, "operation": "prune",
+                                                       "keep_generations": keep_generations}}
         try:
             return self._backend.delete_before(snap, cutoffs, metadata)
         except CommitConflict as e:
