@@ -29,6 +29,7 @@ __all__ = [
     "churn_rows",
     "FLEET_SCHEMA",
     "random_group",
+    "NAME_STEMS",
     "large_group",
     "with_owned",
     "load_cases",
@@ -53,13 +54,15 @@ def random_group(
 ) -> Tuple[List[Member], Dict[str, int]]:
     """A random group: members with random (or identical) subscriptions, some static.
 
-    Deterministic for a given ``seed``. No ownership: use :func:`with_owned` or
-    feed a previous result back to model rebalances.
+    Deterministic for a given ``seed``. Names look like users' (:data:`NAME_STEMS`: dotted,
+    accented, CJK, Cyrillic, emoji, long), so Java's orderings of strings are exercised; about
+    one subscribed topic in ten (never the first) is missing from the metadata. No ownership: use
+    :func:`with_owned` or feed a previous result back to model rebalances.
     """
     rng = random.Random(seed)
     n_topics = rng.randint(1, max_topics)
-    topics = {f"t{i:02d}": rng.randint(0, max_partitions) for i in range(n_topics)}
-    names = list(topics)
+    names = [f"{rng.choice(NAME_STEMS)}-{i}" for i in range(n_topics)]
+    topics = {t: rng.randint(0, max_partitions) for t in names if t == names[0] or rng.random() >= 0.1}
     if uniform is None:
         uniform = rng.random() < 0.5
     shared = rng.sample(names, rng.randint(1, n_topics))
@@ -67,8 +70,13 @@ def random_group(
     for i in range(rng.randint(1, max_members)):
         subs = shared if uniform else rng.sample(names, rng.randint(0, n_topics))
         static = f"i{rng.randrange(10**6):06d}-{i}" if rng.random() < static_share else None
-        members.append(Member(f"m{rng.randrange(10**6):06d}-{i}", topics=subs, instance_id=static))
+        member = f"{rng.choice(NAME_STEMS)}-{rng.randrange(10**6):06d}-{i}"
+        members.append(Member(member, topics=subs, instance_id=static))
     return members, topics
+
+
+#: Stems of the names :func:`random_group` makes: ASCII, dotted, accented, CJK, Cyrillic, emoji, long.
+NAME_STEMS = ("orders", "payments.v2", "événements", "主题", "заказы", "stream-😀", "t", "consumer-" + "x" * 100)
 
 
 def large_group(
