@@ -22,6 +22,8 @@ __all__ = [
     "StateTableError",
     "ConcurrentRebalanceError",
     "CommitConflict",
+    "SparkAssignWarning",
+    "MissingTopicWarning",
 ]
 
 #: How many offending rows an error message shows.
@@ -137,3 +139,13 @@ class CommitConflict(StateTableError):
     catches it, re-plans against the new version and retries, and raises
     :class:`ConcurrentRebalanceError` when its attempts run out.
     """
+
+
+class SparkAssignWarning(UserWarning):
+    """Base class of the warnings spark-assign gives (through :mod:`warnings`) for input that
+    Kafka accepts but that is likely a mistake."""
+
+
+class MissingTopicWarning(SparkAssignWarning):
+    """Members subscribe to topics that the metadata lacks or gives 0 partitions (a typo, or a
+    topic not created yet): as in Kafka, those subscriptions get no partitions."""

@@ -26,6 +26,7 @@ import contextlib
 import os
 import sys
 import traceback
+import warnings
 from typing import List, Optional, Sequence, TextIO
 
 __all__ = ["main"]
@@ -98,7 +99,8 @@ def main(argv: Optional[Sequence[str]] = None, stdout: Optional[TextIO] = None,
     ctx = Context(runtime, progress, out)
     failed = True
     try:
-        status = COMMANDS[args.command](args, ctx)
+        with _warnings_as_lines(err):
+            status = COMMANDS[args.command](args, ctx)
         failed = False
         return status
     except KeyboardInterrupt:
@@ -121,3 +123,23 @@ def main(argv: Optional[Sequence[str]] = None, stdout: Optional[TextIO] = None,
     finally:
         err.flush()
         runtime.close(failed=failed)
+
+
+@contextlib.contextmanager
+def _warnings_as_lines(err: TextIO):
+    """spark-assign's warnings (likely mistakes that Kafka allows) as one line each on ``err``,
+    every time they occur; other warnings as Python shows them."""
+    from ..errors import SparkAssignWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", SparkAssignWarning)
+        shown = warnings.showwarning
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if issubclass(category, SparkAssignWarning):
+                err.write(f"spark-assign: warning: {_one_line(message)}\n")
+            else:
+                shown(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        yield

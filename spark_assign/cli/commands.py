@@ -201,6 +201,7 @@ def cmd_rebalance(args, ctx: Context) -> int:
     spreads = figures["spread"].fillna(0)
     lines = [("table", table.path), ("strategy", strategy), ("committed version", step.version),
              ("groups recomputed", f"{recomputed} of {recomputed + unchanged}"),
+             ("groups with missing topics", s.get("groups_with_missing_topics", 0)),
              ("partitions new", s.get("new", 0)), ("partitions kept", s.get("kept", 0)),
              ("partitions moved", s.get("partitions_moved", 0)), ("partitions revoked (pending)", s.get("revoked", 0)),
              ("transfers completed", s.get("assigned", 0)),

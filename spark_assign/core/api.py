@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Mapping, Optional, Sequence
 
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, MissingTopicWarning
 from .context import Context
 from .model import GroupInput, Member, encode
 from .registry import get_strategy
@@ -42,7 +43,8 @@ def assign(
     members:
         The group's :class:`Member` objects (subscriptions, claims, static ids, racks).
     topics:
-        ``{topic: partition count}``. Subscribed topics missing here get no partitions.
+        ``{topic: partition count}``. Subscribed topics missing here (or with 0 partitions) get
+        no partitions, as in Kafka, with a :class:`~spark_assign.errors.MissingTopicWarning`.
     strategy:
         One of :func:`~spark_assign.core.strategy_names`.
     partition_racks:
@@ -63,7 +65,13 @@ def assign(
         raise InvalidInputError(
             f"members must be a list of Member objects, got {type(members).__name__}", column="members"
         )
-    return assign_group(GroupInput.from_members(members, topics, partition_racks), strategy, **options)
+    spec = GroupInput.from_members(members, topics, partition_racks)
+    missing = sorted({t for m in members for t in m.topics if not topics.get(t)})     # None or 0
+    if missing:
+        warnings.warn(MissingTopicWarning(
+            f"subscribed topics missing from the metadata or with 0 partitions get no partitions: "
+            f"{', '.join(map(repr, missing[:5]))}{' ...' if len(missing) > 5 else ''}"), stacklevel=2)
+    return assign_group(spec, strategy, **options)
 
 
 def assign_group(spec: GroupInput, strategy: str = "cooperative-sticky", **options: Any) -> AssignmentResult:

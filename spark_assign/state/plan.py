@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Dict, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -63,10 +63,13 @@ class ChangedGroup:
 
 @dataclass
 class Plan:
-    """The groups of one attempt: how many the input has, and the changed ones by id."""
+    """The groups of one attempt: how many the input has, and the changed ones by id; how many
+    groups subscribe to topics the metadata lacks or gives 0 partitions, and up to 5 of those topics."""
 
     groups: int
     changed: Dict[str, ChangedGroup]
+    missing_groups: int = 0
+    missing_topics: List[str] = field(default_factory=list)
 
     @property
     def everything(self) -> bool:
@@ -160,18 +163,23 @@ def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy
     text = f"concat_ws('{FIELD_SEP}', {', '.join(fields)})"
     inputs = with_topic_metadata(subscriptions, topics, topic_counts, racks=True).selectExpr(
         "group_id", "greatest(coalesce(_num_partitions, 0), 0) AS _n",
+        "CASE WHEN topic IS NOT NULL AND coalesce(_num_partitions, 0) <= 0 THEN topic END AS _missing",
         *[f"{half.format(f'xxhash64({seed}, {text})')} AS {lane}" for (seed, half), lane in zip(_HALVES, _LANES)],
         *[f"CAST(NULL AS {t}) AS {n}" for n, t in _HEAD])
-    held = heads.selectExpr("group_id", "CAST(NULL AS int) AS _n", *[f"CAST(NULL AS bigint) AS {lane}" for lane in _LANES],
+    held = heads.selectExpr("group_id", "CAST(NULL AS int) AS _n", "CAST(NULL AS string) AS _missing",
+                            *[f"CAST(NULL AS bigint) AS {lane}" for lane in _LANES],
                             *[f"`{c}` AS {n}" for (n, _), c in zip(_HEAD, _HEAD_SOURCES)])
     sums = ", ".join([f"sum({lane})" for lane in _LANES] + [f"count({_LANES[0]})"])
     groups = inputs.unionByName(held).groupBy("group_id").agg(*[F.expr(e) for e in [
         f"count({_LANES[0]}) AS _rows",
         f"sha2(concat_ws(':', '{strategy}', {sums}), 256) AS input_fingerprint",
         "coalesce(sum(_n), 0) AS partitions",
+        "max(_missing) AS _missing",
         *[f"max({n}) AS {n}" for n, _ in _HEAD]]])
     observed = Observation("spark_assign_plan")
-    groups = groups.where("_rows > 0").observe(observed, F.expr("count(1) AS groups"))
+    groups = groups.where("_rows > 0").observe(
+        observed, F.expr("count(1) AS groups"), F.expr("count(_missing) AS missing_groups"),
+        F.expr("slice(array_sort(collect_set(_missing)), 1, 5) AS missing_topics"))
     changed = (f"{str(bool(force)).lower()} OR _fp IS NULL OR _fp != input_fingerprint"
                f" OR coalesce(_pending, false) OR _strategy != '{strategy}'")
     rows = groups.where(f"coalesce({changed}, true)").select(
@@ -181,7 +189,8 @@ def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy
         if e[0] is None:
             raise InvalidInputError("null group_id", column="group_id")
         out[e[0]] = ChangedGroup(e[1], int(e[2] or 0), e[3], e[4], e[5], bool(e[6]))
-    return Plan(int(observed.get["groups"]), out)
+    metrics = observed.get
+    return Plan(int(metrics["groups"]), out, int(metrics["missing_groups"]), list(metrics["missing_topics"] or []))
 
 
 #: What the plan takes from a group's head: (name in the plan, type), and the heads column.

@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union, cast
 
@@ -38,7 +39,7 @@ from pyspark.sql import functions as F
 
 from ..core import get_strategy
 from ..core.model import check_topics
-from ..errors import CommitConflict, ConcurrentRebalanceError, InvalidInputError
+from ..errors import CommitConflict, ConcurrentRebalanceError, InvalidInputError, MissingTopicWarning
 from ..spark.delta import is_path, resolve_location
 from ..spark.inputs import subscription_columns, topics_frame
 from ..spark.session import has_delta_spark
@@ -220,9 +221,12 @@ class AssignmentTable:
             heads, heads_dir = heads_and_name_at(self._backend, snap)
             todo = plan(request.subscriptions, request.topic_df, heads, request.strategy, force,
                         request.topic_counts)                                # 1. the changed groups
+            if attempt == 1 and todo.missing_groups:
+                warn_missing_topics(todo)
             if not todo.changed:
                 self._ensure_table()
-                summary = {"groups_recomputed": 0, "groups_unchanged": todo.groups, "attempts": attempt}
+                summary = {"groups_recomputed": 0, "groups_unchanged": todo.groups, "attempts": attempt,
+                           "groups_with_missing_topics": todo.missing_groups}
                 return Rebalance(self.spark.createDataFrame([], spark_ddl()), None, summary)
             version = (snap.version if snap is not None else 0) + 1
             computed = self._compute(request, snap, todo, version, reuse)   # 2. their next generation
@@ -544,7 +548,16 @@ def _summary(outcome: Outcome, todo: Plan, attempt: int) -> Dict[str, int]:
     return {"groups_recomputed": len(todo.changed), "groups_unchanged": todo.groups - len(todo.changed),
             "partitions_moved": counts["moved"], "revoked": counts["revoked"],
             "assigned": counts["assigned"], "new": counts["new"], "kept": counts["kept"],
-            "attempts": attempt}
+            "attempts": attempt, "groups_with_missing_topics": todo.missing_groups}
+
+
+def warn_missing_topics(todo: Plan) -> None:
+    """A :class:`~spark_assign.errors.MissingTopicWarning` for the groups that subscribe to topics
+    the metadata lacks or gives 0 partitions (Kafka allows it; it is usually a typo)."""
+    shown = ", ".join(map(repr, todo.missing_topics)) + (" ..." if len(todo.missing_topics) == 5 else "")
+    warnings.warn(MissingTopicWarning(
+        f"{todo.missing_groups} of {todo.groups} groups subscribe to topics missing from the metadata or with "
+        f"0 partitions, which get no partitions: {shown}"), stacklevel=3)
 
 
 class _data_errors:

@@ -63,3 +63,14 @@ def test_rebalance_commits_one_generation_per_change_from_csv_parquet_and_delta(
     latest = rows[(rows["group_id"] == "payments") & (rows["generation"] == 3)]
     assert latest.groupby("member_id").size().to_dict() == {"c1": 2, "c2": 2, "c3": 2}
     assert set(latest.loc[latest["status"] == "assigned", "member_id"]) == {"c3"}
+
+
+def test_a_missing_topic_is_one_warning_line(cli, tmp_path):
+    (tmp_path / "subs.csv").write_text("group_id,member_id,topic\ng,c1,orders\ng,c1,ordres\n", encoding="utf-8")
+    run = cli("rebalance", "--subscriptions", tmp_path / "subs.csv", "--topics", "orders=2",
+              "--table", tmp_path / "state", "--strategy", "range")
+    assert run.status == 0, run.err
+    warned = [line for line in run.err.splitlines() if line.startswith("spark-assign: warning: ")]
+    assert len(warned) == 1 and "1 of 1 groups subscribe to topics missing" in warned[0] and "'ordres'" in warned[0]
+    assert figures(run.out)["groups recomputed"] == "1 of 1"
+    assert figures(run.out)["groups with missing topics"] == "1"

@@ -33,6 +33,14 @@ def test_a_partition_count_above_kafkas_limit_is_named():
     assert e.rows == [("t", 2**31)]
 
 
+def test_a_missing_or_empty_topic_is_a_warning_and_gets_no_partitions():
+    from spark_assign.errors import MissingTopicWarning
+
+    with pytest.warns(MissingTopicWarning, match="'empty', 'ordres'"):
+        result = assign([Member("a", topics=["orders", "ordres", "empty"])], {"orders": 2, "empty": 0}, "range")
+    assert result.assignment == {"a": [("orders", 0), ("orders", 1)]}
+
+
 def test_duplicate_member_id():
     e = err([Member("a", topics=["t"]), Member("a", topics=["u"])], {"t": 1, "u": 1})
     assert e.column == "member_id" and "duplicate member_id" in str(e) and "'a'" in str(e)

@@ -31,7 +31,7 @@ def test_cooperative_loop_revokes_then_assigns_and_is_idempotent(spark, tmp_path
 
     again = table.rebalance(subs(spark, two), TOPICS, "cooperative-sticky")
     assert again.version is None and again.summary == {"groups_recomputed": 0, "groups_unchanged": 2,
-                                                        "attempts": 1}
+                                                        "attempts": 1, "groups_with_missing_topics": 0}
     assert DeltaTable(table.path).version() == 1                      # nothing written
 
     three = two + [("g1", "c3", "orders", None)]
@@ -236,6 +236,19 @@ def test_a_relative_path_is_the_same_directory_for_both_engines(spark, tmp_path,
     assert table.rebalance(subs(spark, rows), TOPICS, "sticky").version == 1
     assert (tmp_path / "rel" / "state" / "_delta_log").is_dir()
     assert AssignmentTable(spark, "rel/state", engine=engine).latest().count() == 4
+
+
+def test_a_missing_topic_is_warned_and_counted(spark, tmp_path, engine):
+    from spark_assign.errors import MissingTopicWarning
+
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
+    rows = [("g1", "a", "orders", None), ("g1", "a", "ordres", None), ("g2", "b", "audit", None)]
+    with pytest.warns(MissingTopicWarning, match="1 of 2 groups subscribe to topics missing .*'ordres'"):
+        step = table.rebalance(subs(spark, rows), TOPICS, "range")
+    assert step.summary["groups_with_missing_topics"] == 1 and step.summary["new"] == 6
+    with pytest.warns(MissingTopicWarning):                     # the mistake stays: so does the warning
+        again = table.rebalance(subs(spark, rows), TOPICS, "range")
+    assert again.version is None and again.summary["groups_with_missing_topics"] == 1
 
 
 def test_non_ascii_and_astral_ids_round_trip(spark, tmp_path, engine):
