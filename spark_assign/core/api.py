@@ -5,6 +5,8 @@ from __future__ import annotations
 import warnings
 from typing import Any, Mapping, Optional, Sequence
 
+import numpy as np
+
 from ..errors import InvalidInputError, MissingTopicWarning
 from .context import Context
 from .model import GroupInput, Member, encode
@@ -66,7 +68,9 @@ def assign(
             f"members must be a list of Member objects, got {type(members).__name__}", column="members"
         )
     spec = GroupInput.from_members(members, topics, partition_racks)
-    missing = sorted({t for m in members for t in m.topics if not topics.get(t)})     # None or 0
+    # Subscribed topics without partitions, from the columns (unknown topics have count -1).
+    subscribed = np.unique(spec.sub_topic)
+    missing = sorted(spec.topic_names[t] for t in subscribed[spec.topic_counts[subscribed] <= 0].tolist())
     if missing:
         warnings.warn(MissingTopicWarning(
             f"subscribed topics missing from the metadata or with 0 partitions get no partitions: "

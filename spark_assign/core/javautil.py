@@ -191,9 +191,7 @@ def hashmap_order(hashes: Sequence[int]) -> List[int]:
     n = len(hashes)
     if n > 3 * _MIN_TREEIFY_CAPACITY // 4:
         # The size rule alone reaches 128+ buckets; small-table resizes cannot exceed 64.
-        capacity = INITIAL_CAPACITY
-        while n > capacity * 3 // 4:
-            capacity *= 2
+        capacity = growth_capacity(n)
         h = np.asarray(hashes, dtype=np.int64) & _MASK32
         buckets = (h ^ (h >> 16)) & (capacity - 1)
         return np.lexsort((np.arange(n), buckets)).tolist()

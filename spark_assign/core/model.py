@@ -18,7 +18,6 @@ immutable :class:`Group` every strategy reads.
 from __future__ import annotations
 
 import itertools
-
 import numbers
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
@@ -380,10 +379,10 @@ def _check_names(values: Sequence[object], column: str, what: str) -> List[str]:
     """``values`` as a list of names: non-empty strings (Kafka's ids are strings)."""
     bad = [v for v in values if not isinstance(v, str) or v == ""]
     if bad:
-        wrong_type = sorted({type(v).__name__ for v in bad if v is not None and not isinstance(v, str)})
+        wrong_type = [v for v in bad if v is not None and not isinstance(v, str)]
         if wrong_type:
-            raise InvalidInputError(f"{what} must be a string, got {', '.join(wrong_type)}", column=column,
-                                    rows=[v for v in bad if v is not None and not isinstance(v, str)])
+            kinds = ", ".join(sorted({type(v).__name__ for v in wrong_type}))
+            raise InvalidInputError(f"{what} must be a string, got {kinds}", column=column, rows=wrong_type)
         raise InvalidInputError(f"null or empty {what}", column=column, rows=bad)
     return list(values)  # type: ignore[arg-type]
 

@@ -193,7 +193,7 @@ def _own_iteration_order(g: Group, members: np.ndarray, pids: np.ndarray, hash_r
     part = g.pid_partition()[pids]
     T = max(g.num_topics, 1)
     pair = members * T + topic
-    _, pair_of, per_pair = np.unique(pair, return_inverse=True, return_counts=True)
+    pairs, pair_of, per_pair = np.unique(pair, return_inverse=True, return_counts=True)
     n = per_pair[pair_of].astype(np.float32)
     capacity = _next_power_of_two(np.maximum((n / np.float32(0.75)).astype(np.int64) + 1, 16))
     bucket = part & (capacity - 1)
@@ -201,8 +201,7 @@ def _own_iteration_order(g: Group, members: np.ndarray, pids: np.ndarray, hash_r
         topic_key = topic
     else:
         # Topics per member: the map's capacity grows by put (16, doubling past 3/4 full).
-        firsts = np.unique(pair)
-        topics_of = np.bincount(firsts // T, minlength=g.num_members)
+        topics_of = np.bincount(pairs // T, minlength=g.num_members)
         map_capacity = np.asarray([growth_capacity(int(k)) for k in topics_of], dtype=np.int64)
         spread = np.asarray([hash_spread(int(h)) for h in uuid_hashes], dtype=np.int64)
         topic_key = (spread[topic] & (map_capacity[members] - 1)) * T + hash_rank[topic]
