@@ -107,6 +107,8 @@ def local_session(
         if folder:
             settings["spark.jars"] = ",".join(folder)
     settings.update({k: str(v) for k, v in conf.items()})
+    if quiet and not remote:
+        settings[JAVA_OPTIONS] = _with_quiet_logging(settings.get(JAVA_OPTIONS, ""))
     builder = SparkSession.builder.appName(app_name)
     builder = builder.remote(master) if remote else builder.master(master)
     for key, value in settings.items():
@@ -118,6 +120,21 @@ def local_session(
         spark.sparkContext.setLogLevel("ERROR")
         _quiet_task_failures(spark)
     return spark
+
+
+#: The driver JVM's options, where :func:`local_session` names its logging configuration.
+JAVA_OPTIONS = "spark.driver.extraJavaOptions"
+#: The log4j2 configuration of a quiet session (errors only), shipped with the package.
+QUIET_LOGGING = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2-quiet.properties")
+
+
+def _with_quiet_logging(options: str) -> str:
+    """``options`` plus the quiet logging configuration, unless they already name one. Set
+    before the JVM starts, it also silences the start-up lines (host name, native libraries,
+    Spark's default profile); once the JVM runs, only ``setLogLevel`` below applies."""
+    if "log4j2.configurationFile" in options or "log4j.configurationFile" in options:
+        return options
+    return f'{options} "-Dlog4j2.configurationFile=file:{QUIET_LOGGING}"'.strip()
 
 
 #: The loggers that print a failed task's JVM and Python stacks; the action that ran the job raises

@@ -32,7 +32,8 @@ ARTIFACTS = {"delta-spark_4.1_2.13-4.4.0.jar": ("io.delta", "delta-spark_4.1_2.1
              "jackson-datatype-jdk8-2.18.3.jar": ("com.fasterxml.jackson.datatype", "jackson-datatype-jdk8", "2.18.3")}
 
 
-def run_child(tmp_path: Path, conf: dict, local_session: bool = False, env: dict = None) -> dict:
+def run_child(tmp_path: Path, conf: dict, local_session: bool = False, env: dict = None,
+              stderr: list = None) -> dict:
     table = tmp_path / "state"
     child_env = {k: v for k, v in os.environ.items() if k != "SPARK_ASSIGN_DELTA_JARS"}
     child_env.update(env or {})
@@ -41,6 +42,8 @@ def run_child(tmp_path: Path, conf: dict, local_session: bool = False, env: dict
                           cwd=ROOT, env=child_env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
+    if stderr is not None:
+        stderr.extend(done.stderr.splitlines())
     commit = DeltaTable(str(table)).history(1)[0]
     # delta-spark stores spark-assign's metadata in the commit's userMetadata; the embedded engine
     # in a commitInfo entry of its own.
@@ -81,6 +84,15 @@ def test_local_session_loads_the_jars_named_by_the_environment(tmp_path):
     result = run_child(tmp_path, {}, local_session=True,
                        env={"SPARK_ASSIGN_DELTA_JARS": str(Path(found[0]).parent)})
     assert (result["engine"], result["written_by"]) == ("delta-spark", "delta-spark")
+
+
+def test_local_session_starts_quietly(tmp_path):
+    """Spark's start-up lines (host name, native libraries, log profile, log level) stay off the
+    terminal; only the JVM's own note on the incubator module Spark's launcher adds remains."""
+    lines = []
+    assert run_child(tmp_path, {}, local_session=True, env={"SPARK_ASSIGN_DELTA_JARS": ""},
+                     stderr=lines)["version"] == 1
+    assert [line for line in lines if "incubator modules" not in line] == []
 
 
 def maven_repository(root: Path, found: list) -> Path:
