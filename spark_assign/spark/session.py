@@ -88,8 +88,10 @@ def local_session(
         ``spark.jars``); without them spark-assign uses its embedded Delta
         engine (delta-rs).
     quiet:
-        Keep Spark's console logging at ERROR, without the stacks of failed tasks (the action
-        that ran the job raises the failure; see :data:`TASK_FAILURE_LOGGERS`).
+        Keep Spark's console logging at ERROR from the start (no start-up warnings), without
+        the stacks of failed tasks (the action that ran the job raises the failure; see
+        :data:`TASK_FAILURE_LOGGERS`). ``spark.sparkContext.setLogLevel("INFO")`` brings
+        Spark's logs back.
     conf:
         More Spark settings, e.g. ``**{"spark.sql.shuffle.partitions": "8"}``.
     """
