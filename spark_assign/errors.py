@@ -114,13 +114,15 @@ class SchemaError(SparkAssignError, TypeError):
 
 
 class UnknownStrategyError(SparkAssignError, ValueError):
-    """An unknown strategy name; the message lists the valid names."""
+    """An unknown strategy name (or, with ``kind``, another named choice such as a replica
+    placement method); the message lists the valid names."""
 
-    def __init__(self, name: Any, valid: Iterable[str]) -> None:
+    def __init__(self, name: Any, valid: Iterable[str], *, kind: str = "strategy") -> None:
         self.name = name
         self.valid = sorted(valid)
+        plural = "strategies" if kind == "strategy" else kind + "s"
         super().__init__(
-            f"unknown strategy {name!r}; valid strategies are: {', '.join(self.valid)}"
+            f"unknown {kind} {name!r}; valid {plural} are: {', '.join(self.valid)}"
         )
 
 

@@ -12,12 +12,22 @@ Pure Python and NumPy; no Spark needed::
     )
     result.assignment   # {member_id: [(topic, partition), ...]}
     result.revoked      # {member_id: [(topic, partition), ...]}
+
+and places a topic's replicas on brokers as Kafka does (docs/replicas.md)::
+
+    from spark_assign.core import Broker, place_replicas
+
+    placed = place_replicas([Broker(1, rack="r1"), Broker(2, rack="r2")], partitions=4,
+                            replication_factor=2, method="striped", seed=7)
+    placed.replicas     # [[leader, follower], ...] per partition
 """
 
 from .api import assign, assign_group
 from .checks import balance_violations, check_assignment, is_balanced, moves, validity_errors
 from .model import Group, GroupInput, Member, check_topics
 from .registry import Strategy, get_strategy, register_strategy, strategy_names
+from .replica_model import RACK_AWARE_MODES, Broker, ReplicaPlacement
+from .replicas import ReplicaMethod, get_replica_method, place_replicas, register_replica_method, replica_method_names
 from .result import STATUS_NAMES, AssignmentResult
 
 __all__ = [
@@ -38,4 +48,12 @@ __all__ = [
     "is_balanced",
     "moves",
     "check_assignment",
+    "Broker",
+    "place_replicas",
+    "ReplicaPlacement",
+    "RACK_AWARE_MODES",
+    "ReplicaMethod",
+    "get_replica_method",
+    "register_replica_method",
+    "replica_method_names",
 ]

@@ -6,6 +6,10 @@ by UTF-16 unit, ``String.hashCode`` buckets shared by several names). Groups hav
 up to 30 topics with up to 40 partitions (partition numbers past a ``HashSet``'s
 16 buckets), subscribed topics missing from the metadata, static members,
 previous ownership with stale generations and partitions claimed twice.
+
+Clusters (:func:`clusters`) for replica placement: up to 60 brokers, small or
+scattered ids, up to 8 racks with colliding and non-ASCII names, brokers
+without a rack, fenced brokers.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import Dict, List, Tuple
 
 from hypothesis import strategies as st
 
-from spark_assign.core import Member
+from spark_assign.core import Broker, Member
 
 #: Name stems users have: plain, dotted, accented, CJK, Cyrillic, astral, and a long one.
 STEMS = ["orders", "payments.v2", "événements", "主题", "заказы", "stream-😀", "t", "c",
@@ -56,3 +60,34 @@ def groups(draw, max_members: int = 50, max_topics: int = 30) -> Tuple[List[Memb
         static = f"s-{m}" if draw(st.integers(0, 4)) == 0 else None
         members.append(Member(m, topics=subs, owned=owned, generation=gen if owned else None, instance_id=static))
     return members, topics
+
+
+#: Rack names: plain, zone-like, String.hashCode twins ("Aa", "BB"), non-ASCII and astral.
+RACK_NAMES = ["r1", "us-east-1a", "Aa", "BB", "zone-é", "主", "rack-😀", "\uffff"]
+
+
+@st.composite
+def clusters(draw, max_brokers: int = 60, max_racks: int = 8, rackless: bool = True, fenced: bool = False,
+             even_racks: bool = False) -> List[Broker]:
+    """1-``max_brokers`` brokers with distinct ids (0..n-1, or scattered up to 5000 so Java's
+    ``HashMap`` buckets collide) on 0-``max_racks`` racks. ``rackless``: some brokers may lack a
+    rack; ``fenced``: some may be fenced; ``even_racks``: racks dealt in turn, all the same size."""
+    n = draw(st.integers(1, max_brokers))
+    if draw(st.booleans()):
+        ids = list(range(n))
+    else:
+        ids = draw(st.lists(st.integers(0, 5000), min_size=n, max_size=n, unique=True))
+    count = draw(st.integers(0, max_racks))
+    if even_racks and count:
+        count = max(c for c in range(1, count + 1) if n % c == 0)
+    racks = RACK_NAMES[:count]
+    brokers = []
+    for i, broker in enumerate(ids):
+        if not racks:
+            rack = None
+        elif even_racks:
+            rack = racks[i % len(racks)]
+        else:
+            rack = draw(st.sampled_from(racks + [None] if rackless else racks))
+        brokers.append(Broker(broker, rack=rack, fenced=fenced and draw(st.integers(0, 4)) == 0))
+    return brokers

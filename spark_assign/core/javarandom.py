@@ -1,0 +1,118 @@
+"""``java.util.Random`` and ``Collections.shuffle``, bit for bit.
+
+Kafka draws its random replica placements from a ``java.util.Random``: the
+KRaft controller's ``StripedReplicaPlacer`` (start offsets, reshuffles) and
+``AdminUtils.assignReplicasToBrokers`` (start index and replica shift). Given
+the same seed, these emulations return the same numbers as OpenJDK (the
+algorithm is fixed by the ``Random`` specification, unchanged since Java 1.0):
+
+* state: 48 bits; ``new Random(seed)`` starts at ``(seed ^ 0x5DEECE66D) mod 2^48``;
+* ``next(bits)``: ``state = (state * 0x5DEECE66D + 0xB) mod 2^48``, then the top
+  ``bits`` bits of the state, as a signed 32-bit int;
+* ``nextInt(bound)``: one ``next(31)``; a power-of-two bound takes the high bits
+  (``bound * r >> 31``), any other bound takes ``r % bound`` and draws again
+  while ``r - r % bound + bound - 1`` overflows a 32-bit int (the rejection that
+  makes every residue equally likely);
+* ``Collections.shuffle(list, rnd)``: for ``i`` from ``size`` down to 2, swap
+  ``list[i - 1]`` with ``list[rnd.nextInt(i)]``.
+
+A subclass may replace :meth:`JavaRandom.next` (as Kafka's tests do with their
+``MockRandom``); every other method draws through it.
+"""
+
+from __future__ import annotations
+
+from typing import MutableSequence, Optional, TypeVar
+
+__all__ = ["JavaRandom", "java_shuffle", "MULTIPLIER", "ADDEND"]
+
+#: The LCG's multiplier and addend (``java.util.Random``'s 0x5DEECE66D and 0xB).
+MULTIPLIER = 0x5DEECE66D
+ADDEND = 0xB
+_MASK48 = (1 << 48) - 1
+_INT_MAX = (1 << 31) - 1
+
+T = TypeVar("T")
+
+
+def _int32(value: int) -> int:
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value & 0x80000000 else value
+
+
+class JavaRandom:
+    """A ``java.util.Random`` created with ``new Random(seed)``.
+
+    Example::
+
+        rnd = JavaRandom(42)
+        [rnd.next_int(10) for _ in range(5)]   # [0, 3, 8, 4, 0], as OpenJDK prints
+
+    Parameters
+    ----------
+    seed:
+        Any Python int; like Java's ``long`` seed, only its low 48 bits matter.
+    """
+
+    def __init__(self, seed: int) -> None:
+        self._state = (seed ^ MULTIPLIER) & _MASK48
+
+    def next(self, bits: int) -> int:
+        """``Random.next(bits)``: the next ``bits`` (1-32) pseudorandom bits, as a signed 32-bit int."""
+        self._state = (self._state * MULTIPLIER + ADDEND) & _MASK48
+        return _int32(self._state >> (48 - bits))
+
+    def next_int(self, bound: Optional[int] = None) -> int:
+        """``nextInt()`` (any int) or ``nextInt(bound)`` (``0 <= value < bound``).
+
+        Example::
+
+            JavaRandom(0).next_int(16) == 11 and JavaRandom(0).next_int(10) == 0
+
+        Parameters
+        ----------
+        bound:
+            The exclusive upper bound, 1 to 2^31 - 1; None for ``nextInt()``.
+        """
+        if bound is None:
+            return self.next(32)
+        if not 0 < bound <= _INT_MAX:
+            raise ValueError(f"bound must be between 1 and {_INT_MAX}, got {bound}")
+        r = self.next(31)
+        m = bound - 1
+        if bound & m == 0:                       # a power of two: the high bits are the best ones
+            return (bound * r) >> 31
+        u = r
+        r = u % bound
+        while _int32(u - r + m) < 0:             # u sits in the last, incomplete run of residues
+            u = self.next(31)
+            r = u % bound
+        return r
+
+    def next_long(self) -> int:
+        """``nextLong()``: two ``next(32)`` draws as one signed 64-bit value."""
+        high = self.next(32)
+        low = self.next(32)
+        value = ((high << 32) + low) & 0xFFFFFFFFFFFFFFFF
+        return value - (1 << 64) if value >> 63 else value
+
+
+def java_shuffle(items: MutableSequence[T], rnd: JavaRandom) -> None:
+    """``Collections.shuffle(items, rnd)`` in place: the same permutation Java makes.
+
+    Example::
+
+        names = ["a", "b", "c", "d"]
+        java_shuffle(names, JavaRandom(7))
+
+    Parameters
+    ----------
+    items:
+        The list to permute in place.
+    rnd:
+        The generator to draw from (``size - 1`` draws of ``nextInt``).
+    """
+    for i in range(len(items), 1, -1):
+        j = rnd.next_int(i)
+        items[i - 1], items[j] = items[j], items[i - 1]
+

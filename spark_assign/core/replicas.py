@@ -1,0 +1,150 @@
+"""Replica placement by name: :func:`place_replicas` and its registry of methods.
+
+A method is a function ``(PlacementRequest) -> (broker ids, seed drawn from)``
+plus the Kafka class it follows. Names: ``admin-utils``
+(``org.apache.kafka.admin.AdminUtils``, what ``kafka-reassign-partitions
+--generate`` and ZooKeeper-mode topic creation run) and ``striped``
+(``org.apache.kafka.metadata.placement.StripedReplicaPlacer``, what a KRaft
+controller runs on topic creation).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..errors import InvalidInputError, UnknownStrategyError
+from .replica_admin import place_admin_utils
+from .replica_model import (
+    INT_MAX,
+    RACK_AWARE_MODES,
+    Broker,
+    PlacementRequest,
+    ReplicaPlacement,
+    check_brokers,
+    check_count,
+    check_seed,
+)
+from .replica_striped import place_striped
+
+__all__ = ["ReplicaMethod", "place_replicas", "get_replica_method", "register_replica_method",
+           "replica_method_names"]
+
+
+@dataclass(frozen=True)
+class ReplicaMethod:
+    """A named replica placement method.
+
+    ``run`` returns the ``(partitions, replication_factor)`` array of broker ids and the
+    ``java.util.Random`` seed it drew from (None when it drew nothing).
+    """
+
+    name: str
+    run: Callable[[PlacementRequest], Tuple[np.ndarray, Optional[int]]]
+    kafka_class: str = ""
+
+
+_METHODS: Dict[str, ReplicaMethod] = {}
+
+
+def register_replica_method(method: ReplicaMethod) -> None:
+    """Add (or replace) a replica placement method in the registry."""
+    _METHODS[method.name] = method
+
+
+def replica_method_names() -> List[str]:
+    """The valid replica placement method names, sorted."""
+    return sorted(_METHODS)
+
+
+def get_replica_method(name: object) -> ReplicaMethod:
+    """The method called ``name``; :class:`~spark_assign.errors.UnknownStrategyError` lists the valid names."""
+    if isinstance(name, ReplicaMethod):
+        return name
+    method = _METHODS.get(name) if isinstance(name, str) else None
+    if method is None:
+        raise UnknownStrategyError(name, _METHODS, kind="replica placement method")
+    return method
+
+
+def place_replicas(
+    brokers: Sequence[Broker],
+    partitions: int,
+    replication_factor: int,
+    method: str = "striped",
+    start_index: Optional[int] = None,
+    start_partition: int = 0,
+    seed: Optional[int] = None,
+    rack_aware: Optional[str] = None,
+) -> ReplicaPlacement:
+    """Place the replicas of ``partitions`` new partitions on ``brokers``, as Kafka's ``method`` would.
+
+    Example::
+
+        from spark_assign.core import Broker, place_replicas
+
+        result = place_replicas([Broker(0), Broker(1), Broker(2)], partitions=3, replication_factor=2,
+                                method="admin-utils", start_index=0)
+        result.replicas            # [[0, 1], [1, 2], [2, 0]]
+        result.leaders_per_broker()  # {0: 1, 1: 1, 2: 1}
+
+    Parameters
+    ----------
+    brokers:
+        :class:`Broker` objects with distinct ids. ``striped`` reads them in this order as the
+        controller's registration order (it matters only for racks sharing a hash bucket).
+    partitions:
+        How many partitions to place (0 gives an empty placement).
+    replication_factor:
+        Replicas per partition, at least 1 and at most the number of (usable) brokers.
+    method:
+        One of :func:`replica_method_names`: ``striped`` (KRaft, the default) or ``admin-utils``.
+    start_index:
+        ``admin-utils`` only: Kafka's ``fixedStartIndex``, the position of partition 0's leader
+        and the first replica shift. None draws both from ``seed``.
+    start_partition:
+        The first partition id (Kafka's ``startPartitionId``, e.g. the current partition count
+        when adding partitions). ``admin-utils`` shifts followers by it; ``striped`` ignores it.
+    seed:
+        The ``java.util.Random`` seed (a Java ``long``). None draws a fresh one, as Kafka's
+        unseeded ``Random`` does; the result's ``seed`` says which.
+    rack_aware:
+        ``admin-utils``: Kafka's ``RackAwareMode``, ``"enforced"`` (the default: all brokers have a
+        rack or none does, else an error), ``"safe"`` (racks only when all have one) or
+        ``"disabled"``. ``striped``: None (racks as given) or ``"disabled"``.
+
+    Returns
+    -------
+    ReplicaPlacement
+        ``.broker_ids`` (an ``int32`` array, one row per partition, leader first), ``.replicas``
+        (lists), ``.partitions`` (ids), ``.seed``, and per-broker counts.
+    """
+    chosen = get_replica_method(method)
+    checked = check_brokers(brokers)
+    count = check_count(partitions, "partitions")
+    rf = check_count(replication_factor, "replication_factor", minimum=1)
+    start = check_count(start_partition, "start_partition")
+    if start + count - 1 > INT_MAX:
+        raise InvalidInputError(f"partition ids would pass Kafka's 32-bit limit: start_partition {start} "
+                                f"+ {count} partitions", column="partitions", rows=[count])
+    fixed = None if start_index is None else check_count(start_index, "start_index")
+    if rack_aware is not None and rack_aware not in RACK_AWARE_MODES:
+        raise InvalidInputError(f"rack_aware must be one of {', '.join(RACK_AWARE_MODES)} or None, got {rack_aware!r}",
+                                column="rack_aware", rows=[rack_aware])
+    given = check_seed(seed)
+    request = PlacementRequest(checked, count, rf, fixed, start, secrets.randbits(48) if given is None else given,
+                               rack_aware)
+    broker_ids, used = chosen.run(request)
+    ids = np.arange(start, start + count, dtype=np.int32)
+    return ReplicaPlacement(chosen.name, checked, ids, broker_ids, used)
+
+
+for _m in (
+    ReplicaMethod("admin-utils", place_admin_utils, kafka_class="org.apache.kafka.admin.AdminUtils"),
+    ReplicaMethod("striped", place_striped,
+                  kafka_class="org.apache.kafka.metadata.placement.StripedReplicaPlacer"),
+):
+    register_replica_method(_m)
