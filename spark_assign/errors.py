@@ -24,6 +24,7 @@ __all__ = [
     "CommitConflict",
     "SparkAssignWarning",
     "MissingTopicWarning",
+    "EmptyInputWarning",
 ]
 
 #: How many offending rows an error message shows.
@@ -151,3 +152,9 @@ class SparkAssignWarning(UserWarning):
 class MissingTopicWarning(SparkAssignWarning):
     """Members subscribe to topics that the metadata lacks or gives 0 partitions (a typo, or a
     topic not created yet): as in Kafka, those subscriptions get no partitions."""
+
+
+class EmptyInputWarning(SparkAssignWarning):
+    """The subscriptions have no rows (an empty file, a filter that kept nothing): nothing is
+    assigned and nothing is written. Kafka allows a group without members; a whole input
+    without rows is usually a mistake upstream."""

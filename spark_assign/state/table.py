@@ -39,7 +39,8 @@ from pyspark.sql import functions as F
 
 from ..core import get_strategy
 from ..core.model import check_topics
-from ..errors import CommitConflict, ConcurrentRebalanceError, InvalidInputError, MissingTopicWarning
+from ..errors import CommitConflict, ConcurrentRebalanceError, EmptyInputWarning, InvalidInputError, MissingTopicWarning
+from ..progress import Stages
 from ..spark.delta import is_path, resolve_location
 from ..spark.inputs import subscription_columns, topics_frame
 from ..spark.session import has_delta_spark
@@ -63,6 +64,8 @@ ROWS_PER_TASK = 20_000
 #: workers, and (embedded engine) the driver writes the one data file. The usual incremental
 #: rebalance, a few groups changed, goes this way.
 LOCAL_ROWS = 100_000
+#: The stages a rebalance's progress bar names (see :mod:`spark_assign.progress`).
+REBALANCE_STAGES = ("plan", "compute", "write", "commit")
 #: Test hook: ``SPARK_ASSIGN_FAULT=<point>`` kills the rebalancing process at that point of
 #: every attempt (the crash-safety tests): before and after staging, before and after the commit.
 FAULT_POINTS = ("before-write", "after-write", "before-commit", "after-commit")
@@ -107,6 +110,8 @@ class _Request:
     strategy: str
     num_files: Optional[int]
     topic_counts: Optional[Mapping[str, int]]
+    max_attempts: int
+    force: bool
 
 
 def fault(point: str) -> None:
@@ -215,19 +220,25 @@ class AssignmentTable:
             The new rows, the committed version (None when nothing changed) and counts.
         """
         request = self._request(subscriptions, topics, strategy, num_files, max_attempts, force)
+        with Stages(f"rebalance {self.location}", REBALANCE_STAGES) as stages:
+            return self._rebalance(request, stages)
+
+    def _rebalance(self, request: "_Request", stages: Stages) -> Rebalance:
+        """The stages of :meth:`rebalance`, tried again (from the plan) when another writer
+        commits first."""
         reuse: Optional[tuple] = None
-        for attempt in range(1, max_attempts + 1):
+        for attempt in range(1, request.max_attempts + 1):
+            stages.next("plan")
             snap = self._current()              # None: no table yet, created once the rows are good
             heads, heads_dir = heads_and_name_at(self._backend, snap)
-            todo = plan(request.subscriptions, request.topic_df, heads, request.strategy, force,
+            todo = plan(request.subscriptions, request.topic_df, heads, request.strategy, request.force,
                         request.topic_counts)                                # 1. the changed groups
-            if attempt == 1 and todo.missing_groups:
-                warn_missing_topics(todo)
-            if not todo.changed:
-                self._ensure_table()
+            warned = warn_about_input(todo, self.location) if attempt == 1 else 0
+            if not todo.changed:                # nothing to write (an empty input creates no table)
                 summary = {"groups_recomputed": 0, "groups_unchanged": todo.groups, "attempts": attempt,
-                           "groups_with_missing_topics": todo.missing_groups}
+                           "groups_with_missing_topics": todo.missing_groups, "warnings": warned}
                 return Rebalance(self.spark.createDataFrame([], spark_ddl()), None, summary)
+            stages.next("compute")
             version = (snap.version if snap is not None else 0) + 1
             computed = self._compute(request, snap, todo, version, reuse)   # 2. their next generation
             # Bad input has raised by now: nothing was written, not even a new table.
@@ -236,17 +247,19 @@ class AssignmentTable:
                 if snap.version != 0:           # another writer created the table and committed first
                     reuse = (computed, todo) if isinstance(computed, DataFrame) else None
                     continue
+            stages.next("write")
             staged, rows = self._stage(request, computed, todo, version)     # 3. files, not yet visible
-            summary = _summary(staged.outcome, todo, attempt)
+            summary = _summary(staged.outcome, todo, attempt, warned)
             name = heads_name(version, uuid.uuid4().hex[:12])                # 4. this attempt's own heads
             write_heads(self._backend, snap, heads, heads_dir, name,
                         changed_heads(todo, staged.outcome, version, request.strategy))
+            stages.next("commit")
             if self._commit(snap, staged, name, request.strategy, summary):  # 5. compare-and-set N+1
                 return Rebalance(rows, version, summary)
             reuse = (rows, todo) if isinstance(computed, DataFrame) else None   # driver path: recomputed
             time.sleep(min(0.1 * 2 ** attempt, 2.0))
-        raise ConcurrentRebalanceError(
-            f"{self.location}: other writers committed first {max_attempts} times; rebalance not committed")
+        raise ConcurrentRebalanceError(f"{self.location}: other writers committed first {request.max_attempts} "
+                                       "times; rebalance not committed")
 
     def _request(self, subscriptions: DataFrame, topics: Topics, strategy: str, num_files: Optional[int],
                  max_attempts: int, force: bool) -> "_Request":
@@ -263,7 +276,7 @@ class AssignmentTable:
         subscription_columns(subscriptions)                         # schema check
         topic_df = topics_frame(self.spark, topics)                 # checks a dict's counts
         return _Request(subscriptions, topics, topic_df, chosen.name, num_files,
-                        check_topics(topics) if isinstance(topics, Mapping) else None)
+                        check_topics(topics) if isinstance(topics, Mapping) else None, max_attempts, force)
 
     def _compute(self, request: "_Request", snap: Optional[Snapshot], todo: Plan, version: int,
                  reuse: Optional[tuple]) -> Union[pa.Table, DataFrame]:
@@ -543,21 +556,30 @@ class AssignmentTable:
         return snap
 
 
-def _summary(outcome: Outcome, todo: Plan, attempt: int) -> Dict[str, int]:
+def _summary(outcome: Outcome, todo: Plan, attempt: int, warned: int) -> Dict[str, int]:
     counts = outcome.counts
     return {"groups_recomputed": len(todo.changed), "groups_unchanged": todo.groups - len(todo.changed),
             "partitions_moved": counts["moved"], "revoked": counts["revoked"],
             "assigned": counts["assigned"], "new": counts["new"], "kept": counts["kept"],
-            "attempts": attempt, "groups_with_missing_topics": todo.missing_groups}
+            "attempts": attempt, "groups_with_missing_topics": todo.missing_groups, "warnings": warned}
 
 
-def warn_missing_topics(todo: Plan) -> None:
-    """A :class:`~spark_assign.errors.MissingTopicWarning` for the groups that subscribe to topics
-    the metadata lacks or gives 0 partitions (Kafka allows it; it is usually a typo)."""
+def warn_about_input(todo: Plan, location: str) -> int:
+    """Warn about likely mistakes that Kafka allows (see :mod:`spark_assign.errors`); the number
+    of warnings given: an :class:`~spark_assign.errors.EmptyInputWarning` for subscriptions
+    without rows, a :class:`~spark_assign.errors.MissingTopicWarning` for groups subscribing to
+    topics the metadata lacks or gives 0 partitions."""
+    if todo.groups == 0:
+        warnings.warn(EmptyInputWarning(f"the subscriptions have no rows: nothing to assign, {location} "
+                                        "is left as it was"), stacklevel=4)
+        return 1
+    if not todo.missing_groups:
+        return 0
     shown = ", ".join(map(repr, todo.missing_topics)) + (" ..." if len(todo.missing_topics) == 5 else "")
     warnings.warn(MissingTopicWarning(
         f"{todo.missing_groups} of {todo.groups} groups subscribe to topics missing from the metadata or with "
-        f"0 partitions, which get no partitions: {shown}"), stacklevel=3)
+        f"0 partitions, which get no partitions: {shown}"), stacklevel=4)
+    return 1
 
 
 class _data_errors:

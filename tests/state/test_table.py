@@ -31,7 +31,8 @@ def test_cooperative_loop_revokes_then_assigns_and_is_idempotent(spark, tmp_path
 
     again = table.rebalance(subs(spark, two), TOPICS, "cooperative-sticky")
     assert again.version is None and again.summary == {"groups_recomputed": 0, "groups_unchanged": 2,
-                                                        "attempts": 1, "groups_with_missing_topics": 0}
+                                                        "attempts": 1, "groups_with_missing_topics": 0,
+                                                        "warnings": 0}
     assert DeltaTable(table.path).version() == 1                      # nothing written
 
     three = two + [("g1", "c3", "orders", None)]
@@ -246,9 +247,32 @@ def test_a_missing_topic_is_warned_and_counted(spark, tmp_path, engine):
     with pytest.warns(MissingTopicWarning, match="1 of 2 groups subscribe to topics missing .*'ordres'"):
         step = table.rebalance(subs(spark, rows), TOPICS, "range")
     assert step.summary["groups_with_missing_topics"] == 1 and step.summary["new"] == 6
+    assert step.summary["warnings"] == 1
     with pytest.warns(MissingTopicWarning):                     # the mistake stays: so does the warning
         again = table.rebalance(subs(spark, rows), TOPICS, "range")
     assert again.version is None and again.summary["groups_with_missing_topics"] == 1
+
+
+def test_an_empty_input_is_warned_and_writes_nothing(spark, tmp_path, engine):
+    from spark_assign.errors import EmptyInputWarning
+
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
+    with pytest.warns(EmptyInputWarning, match="the subscriptions have no rows"):
+        step = table.rebalance(subs(spark, []), TOPICS, "sticky")
+    assert step.version is None and step.summary["warnings"] == 1 and step.rows.count() == 0
+    assert not (tmp_path / "t").exists()                           # no empty table either
+    table.rebalance(subs(spark, [("g", "c", "orders", None)]), TOPICS, "sticky")
+    with pytest.warns(EmptyInputWarning):
+        assert table.rebalance(subs(spark, []), TOPICS, "sticky").version is None
+    assert DeltaTable(table.path).version() == 1                   # an existing table is left as it was
+
+
+def test_a_rebalance_shows_its_stages_when_progress_is_asked_for(spark, tmp_path, engine, monkeypatch, capsys):
+    monkeypatch.setenv("SPARK_ASSIGN_PROGRESS", "1")
+    AssignmentTable(spark, str(tmp_path / "t"), engine=engine).rebalance(
+        subs(spark, [("g", "c", "orders", None)]), TOPICS, "sticky")
+    shown = capsys.readouterr().err
+    assert all(stage in shown for stage in ("plan", "compute", "write", "commit")), shown
 
 
 def test_non_ascii_and_astral_ids_round_trip(spark, tmp_path, engine):
