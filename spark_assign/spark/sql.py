@@ -37,6 +37,7 @@ from typing import Any, Callable, List, Mapping, Optional, Union
 from pyspark.util import PythonEvalType
 
 from ..errors import InvalidInputError
+from ..progress import progress
 from . import failures
 from .sql_kafka import SQL_FUNCTIONS, udfs
 from .sql_table import TABLE_FUNCTIONS
@@ -159,8 +160,12 @@ def run_script(spark: Any, script: Union[str, Path], params: Optional[Mapping[st
             raise InvalidInputError(f"params names must be identifiers, got {bad}", column="params")
         text = _PARAM.sub(lambda m: str(params[m.group(1)]) if m.group(1) in params else m.group(0), text)
     frames = []
-    for statement in split_statements(text):
-        called = procedures(spark, statement) if procedures is not None else None
-        frame = called if called is not None else spark.sql(statement)
-        frames.append(frame.collect() if collect else frame)
+    statements = split_statements(text)
+    with progress(len(statements), "run_script", unit="statement") as bar:   # on a terminal only
+        for statement in statements:
+            bar.set_postfix_str(" ".join(statement.split())[:40])
+            called = procedures(spark, statement) if procedures is not None else None
+            frame = called if called is not None else spark.sql(statement)
+            frames.append(frame.collect() if collect else frame)
+            bar.update()
     return frames

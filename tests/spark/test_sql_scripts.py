@@ -114,3 +114,11 @@ def test_guide_examples_run(spark, tmp_path):
                     continue
                 statement = statement.replace("USING delta", "USING parquet")
             run_script(spark, re.sub(r"'/data/[a-z_]+'", repr(state), statement), collect=True)
+
+
+def test_a_script_shows_its_statements_when_progress_is_asked_for(spark, monkeypatch, capsys):
+    monkeypatch.setenv("SPARK_ASSIGN_PROGRESS", "1")
+    rows = run_script(spark, "SELECT 1 AS one; SELECT 2 AS two", collect=True)
+    assert [r[0][0] for r in rows] == [1, 2]
+    shown = capsys.readouterr().err
+    assert "run_script" in shown and "2/2" in shown and "SELECT 2 AS two" in shown, shown
