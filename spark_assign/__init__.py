@@ -92,6 +92,7 @@ def _load_the_dataframe_method() -> None:
     # Importing the module attaches the method; it may be mid-import already (it imports pyspark.sql,
     # which can be what triggered this call): then its last line attaches it.
     importlib.import_module("spark_assign.spark.dataframe")
+    importlib.import_module("spark_assign.spark.replicas")       # DataFrame.assign_replicas
 
 
 when_pyspark_sql_loads(_load_the_dataframe_method)
