@@ -25,6 +25,8 @@ and places a topic's replicas on brokers as Kafka does (docs/replicas.md)::
 from .api import assign, assign_group
 from .checks import balance_violations, check_assignment, is_balanced, moves, validity_errors
 from .model import Group, GroupInput, Member, check_topics
+from .producer import (RoundRobinPartitioner, StickyBatches, StickyPartitioner, round_robin_partitions,
+                       sticky_batches, sticky_partitions)
 from .registry import Strategy, get_strategy, register_strategy, strategy_names
 from .replica_model import RACK_AWARE_MODES, Broker, ReplicaPlacement
 from .replicas import ReplicaMethod, get_replica_method, place_replicas, register_replica_method, replica_method_names
@@ -56,4 +58,10 @@ __all__ = [
     "get_replica_method",
     "register_replica_method",
     "replica_method_names",
+    "round_robin_partitions",
+    "RoundRobinPartitioner",
+    "sticky_batches",
+    "sticky_partitions",
+    "StickyBatches",
+    "StickyPartitioner",
 ]
