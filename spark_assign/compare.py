@@ -41,8 +41,8 @@ METRICS = {
     "pending": "partitions withheld for a follow-up rebalance (cooperative-sticky)",
     "new": "partitions nobody present owned before: new, or of members that left",
     "rebalances": "rebalances the busiest group needed to settle (follow-ups included)",
-    "spread_max": "max - min partitions per member in the worst group",
-    "spread_mean": "max - min partitions per member, mean over groups",
+    "spread_max": "max - min partitions per member in the worst group (report.metrics.balance)",
+    "spread_mean": "max - min partitions per member, mean over groups (report.metrics.balance)",
     "unbalanced_groups": "groups where a partition could go to a subscriber with 2+ fewer",
 }
 
@@ -82,7 +82,13 @@ def compare_strategies(
 
     Rows come in generation order, strategies in the given order within a
     generation; the keys are ``generation``, ``strategy``, ``events`` and the
-    :data:`METRICS`.
+    :data:`METRICS`. The spread is :func:`~spark_assign.report.metrics.balance`'s,
+    the definition of the report and the CLI.
+
+    Example::
+
+        rows = compare_strategies(Scenario(groups=2, members=3, generations=3, joins=1), ["sticky", "uniform"])
+        rows[-1]["spread_max"]   # the worst group's max - min partitions per member at generation 3
     """
     if isinstance(strategies, str) or not strategies:
         raise InvalidInputError("strategies must be a non-empty list of strategy names", column="strategies",
@@ -130,9 +136,7 @@ def _rebalance(state: _GroupState, members: List[ScenarioMember], topics: Dict[s
         raise RuntimeError(f"{strategy} produced an invalid assignment: {errors}")
     state.owned = result.assignment
     state.holder = {m.group_instance_id: m.member_id for m in members if m.group_instance_id}
-    counts = result.counts()
-    metrics.update(members=len(members), partitions=len(result.owner),
-                   spread=int(counts.max() - counts.min()) if len(counts) else None,
+    metrics.update(members=len(members), partitions=len(result.owner), counts=result.counts(),
                    unbalanced=bool(balance_violations(result)))
     return metrics
 
@@ -148,8 +152,24 @@ def _assign(members: List[ScenarioMember], claims: Dict[str, List[TopicPartition
     return assign(engine_members, topics, strategy, partition_racks=racks)
 
 
+def _spreads(groups: List[Dict[str, Any]]) -> List[int]:
+    """The spread of each group with members, by :func:`~spark_assign.report.metrics.balance` (the one
+    definition, as in the report and the CLI): every member counts, one owning nothing at 0."""
+    import pandas as pd
+
+    from .report.metrics import balance
+
+    sizes = [len(g["counts"]) for g in groups]
+    if not sum(sizes):
+        return []
+    owned = pd.DataFrame({"group": np.repeat(np.arange(len(groups)), sizes),
+                          "member_id": np.concatenate([np.arange(n) for n in sizes]),
+                          "n": np.concatenate([g["counts"] for g in groups]).astype("int64")})
+    return [int(v) for v in balance(owned, ["group"], count="n")["spread"]]
+
+
 def _row(gen: Generation, strategy: str, groups: List[Dict[str, Any]]) -> Dict[str, object]:
-    spreads = [g["spread"] for g in groups if g["spread"] is not None]
+    spreads = _spreads(groups)
     counts = gen.event_counts()
     plural = {"join": "joins", "leave": "leaves", "crash": "crashes"}
     events = ", ".join(f"{n} {kind if n == 1 else plural[kind]}" for kind, n in counts.items() if n)
@@ -182,7 +202,12 @@ def render_table(
     markdown: bool = True,
 ) -> str:
     """The rows of :func:`compare_strategies` side by side: one line per generation,
-    one column per (strategy, metric). Markdown (aligned) or plain text."""
+    one column per (strategy, metric). Markdown (aligned) or plain text.
+
+    Example::
+
+        print(render_table(compare_strategies(Scenario(generations=3, joins=1)), metrics=("moved", "spread_max")))
+    """
     for m in metrics:
         if m not in METRICS:
             raise InvalidInputError(f"unknown metric; valid metrics are: {', '.join(METRICS)}",
@@ -209,7 +234,12 @@ def render_table(
 
 
 def to_frame(rows: Sequence[Dict[str, object]]) -> "pandas.DataFrame":  # noqa: F821
-    """The rows as a pandas DataFrame indexed by (generation, strategy)."""
+    """The rows as a pandas DataFrame indexed by (generation, strategy).
+
+    Example::
+
+        to_frame(compare_strategies(Scenario(generations=2))).loc[(2, "uniform"), "moved"]
+    """
     import pandas
 
     return pandas.DataFrame(list(rows)).set_index(["generation", "strategy"])

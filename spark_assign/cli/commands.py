@@ -246,18 +246,23 @@ def cmd_history(args, ctx: Context) -> int:
         rows = commit_rows(entries)
         ctx.print(format_table(COMMIT_HEADERS, rows, title=f"Commits of {table.path} (oldest first):"))
         return 0
-    from ..report import group_metrics
+    from ..report import group_metrics, legend_lines, step_label
+    from .state import read_steps
 
     frame = table.history(args.group).toPandas()
     if frame.empty:
         raise CliError(f"no group {args.group!r} in {args.table}")
-    gm = group_metrics(frame).sort_values("generation")
-    headers = ["generation", "strategy", "committed (UTC)", "members", "partitions", "kept", "moved", "revoked",
-               "assigned", "new", "spread"]
-    rows = [[int(r.generation), r.strategy, _stamp(r.committed_at), int(r.members), int(r.partitions), int(r.kept),
-             int(r.moved), int(r.revoked), int(r.assigned), int(r.new), int(r.spread)]
-            for r in gm.itertuples(index=False)]
+    # Steps count the fleet's rebalance rounds: read from the whole table, as the report does.
+    gm = group_metrics(frame, steps=read_steps(ctx.runtime, args.table)).sort_values("generation")
+    headers = ["generation", "step", "strategy", "committed (UTC)", "members", "partitions", "kept", "moved",
+               "revoked", "assigned", "new", "spread"]
+    rows = [[int(r.generation), step_label(r.step, r.follow_up), r.strategy, _stamp(r.committed_at),
+             int(r.members), int(r.partitions), int(r.kept), int(r.moved), int(r.revoked), int(r.assigned),
+             int(r.new), int(r.spread)] for r in gm.itertuples(index=False)]
     ctx.print(format_table(headers, rows, title=f"Group {args.group}: {len(rows)} generations"))
+    ctx.print()
+    for line in legend_lines(figures=("step", "members")):
+        ctx.print(line)
     changes = frame[frame["status"].isin(["moved", "revoked", "assigned"])]
     changes = changes.sort_values(["generation", "topic", "partition"], kind="stable")
     shown = changes if args.limit == 0 else changes.head(args.limit)

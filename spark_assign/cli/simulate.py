@@ -29,7 +29,7 @@ from .runtime import CliError, Progress
 from .tables import format_seconds, format_table
 
 __all__ = ["Plan", "SCENARIO_KEYS", "load_scenario_file", "make_plan", "parse_strategies", "run_plan",
-           "summary_table", "DEFAULT_STRATEGIES"]
+           "summary_table", "summary_legend", "DEFAULT_STRATEGIES"]
 
 #: Strategies of ``simulate`` when neither the flags nor the scenario file name any.
 DEFAULT_STRATEGIES = ("cooperative-sticky",)
@@ -318,12 +318,40 @@ SUMMARY_HEADERS = ["gen", "strategy", "events", "version", "recomputed", "moved"
 
 
 def summary_table(results: Sequence[StepResult]) -> str:
-    """The results as one aligned table: a line per generation, strategy and follow-up."""
+    """The results as one aligned table (a line per step, strategy and follow-up), then what the columns mean.
+
+    ``gen`` is the simulation step, the ``step`` of ``spark-assign history`` and of
+    the report; a ``follow-up`` line is a cooperative follow-up of that step. The
+    figures are those the report and ``history`` compute from the same rows
+    (:func:`~spark_assign.report.metrics.balance`; the simulation also knows
+    members owning nothing, which the rows cannot show).
+
+    Example::
+
+        print(summary_table(run_plan(spark, table, plan, progress)))
+    """
     rows = []
     for r in results:
         rows.append([r.generation, r.strategy, r.events, r.version,
                      f"{r.get('groups_recomputed')}/{r.groups}", r.get("partitions_moved"), r.get("revoked"),
                      r.get("assigned"), r.get("new"), r.get("kept"), r.spread_max, r.spread_mean,
                      format_seconds(r.seconds)])
-    return format_table(SUMMARY_HEADERS, rows)
+    return format_table(SUMMARY_HEADERS, rows) + "\n\n" + "\n".join(summary_legend())
+
+
+def summary_legend(width: int = 100) -> List[str]:
+    """The lines under the summary table: what ``gen``, ``follow-up`` and each count mean.
+
+    Example::
+
+        summary_legend()[0]   # "gen: the simulation step (the step of `spark-assign history` and of the ..."
+    """
+    import textwrap
+
+    from ..report import legend_lines
+
+    steps = ("gen: the simulation step (the step of `spark-assign history` and of the report); follow-up: a "
+             "cooperative rebalance completing that step's transfers, with the same members. recomputed: groups "
+             "whose inputs changed. spread max, mean: of the worst group and over the line's groups.")
+    return textwrap.wrap(steps, width=width) + legend_lines(width)
 

@@ -9,25 +9,31 @@ from __future__ import annotations
 
 import datetime
 import json
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 import pandas as pd
 
 from ..schema import STATE_COLUMNS
 from .runtime import CliError, SparkRuntime, is_delta_table, is_path, require_table
 
-__all__ = ["read_state_rows", "display_groups", "commit_rows", "write_report"]
+__all__ = ["read_state_rows", "read_steps", "display_groups", "commit_rows", "write_report", "STEP_SOURCE_COLUMNS"]
+
+#: The columns of a state table that :func:`~spark_assign.report.steps.steps` reads.
+STEP_SOURCE_COLUMNS = ("strategy", "group_id", "generation", "status", "input_fingerprint", "commit_version",
+                       "committed_at")
+#: Every column of a state table that the CLI reads: the state columns and the commit version.
+_TABLE_COLUMNS = tuple(name for name, _ in STATE_COLUMNS) + ("commit_version",)
 
 
-def _delta_rows(path: str) -> pd.DataFrame:
-    """The state columns of every row of the Delta table at ``path``, read by delta-rs."""
+def _delta_rows(path: str, columns: Sequence[str] = _TABLE_COLUMNS) -> pd.DataFrame:
+    """The ``columns`` (those present) of every row of the Delta table at ``path``, read by delta-rs."""
     from deltalake import DeltaTable
     from deltalake.exceptions import DeltaError
 
     try:
         table = DeltaTable(path)
         present = set(table.schema().to_arrow().names)
-        wanted = [name for name, _ in STATE_COLUMNS]
+        wanted = list(columns)
         missing = [name for name in ("group_id", "generation", "member_id", "topic", "partition", "status",
                                      "strategy") if name not in present]
         if missing:
@@ -37,19 +43,38 @@ def _delta_rows(path: str) -> pd.DataFrame:
         raise CliError(f"cannot read the Delta table at {path}: {str(e).splitlines()[0]}") from None
 
 
-def read_state_rows(runtime: SparkRuntime, location: str) -> pd.DataFrame:
-    """Every row of the state table ``location`` (a path, or a catalog name: then Spark starts)."""
+def read_state_rows(runtime: SparkRuntime, location: str, columns: Sequence[str] = _TABLE_COLUMNS) -> pd.DataFrame:
+    """Every row of the state table ``location`` (a path, or a catalog name: then Spark starts):
+    its state columns and ``commit_version`` (or only ``columns``, those the table has).
+
+    Example::
+
+        read_state_rows(SparkRuntime(), "/data/fleet_state")   # pandas, one row per partition and generation
+    """
     if is_path(location):
-        return _delta_rows(require_table(location))
+        return _delta_rows(require_table(location), columns)
     from ..state import AssignmentTable
 
     table = AssignmentTable(runtime.session(), location)
     if table.engine == "embedded":
         if not is_delta_table(table.path):
             raise CliError(f"no state table called {location} (looked in {table.path})")
-        return _delta_rows(table.path)
+        return _delta_rows(table.path, columns)
     rows = runtime.session().read.format("delta").load(table.path)
-    return rows.select(*[c for c, _ in STATE_COLUMNS if c in rows.columns]).toPandas()
+    return rows.select(*[c for c in columns if c in rows.columns]).toPandas()
+
+
+def read_steps(runtime: SparkRuntime, location: str) -> pd.DataFrame:
+    """The :func:`~spark_assign.report.steps.steps` of the whole state table ``location``: where each
+    generation of each group sits on the fleet's steps (``history --group`` shows them, as the report does).
+
+    Example::
+
+        read_steps(SparkRuntime(), "/data/fleet_state")   # strategy, group_id, generation, step, follow_up, ...
+    """
+    from ..report import steps
+
+    return steps(read_state_rows(runtime, location, STEP_SOURCE_COLUMNS))
 
 
 def display_groups(rows: pd.DataFrame) -> pd.DataFrame:

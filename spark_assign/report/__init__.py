@@ -5,22 +5,34 @@ as a pandas DataFrame or a pyarrow Table::
 
     from spark_assign.report import metrics, render_html
 
-    metrics(rows)                          # per (strategy, generation) figures
+    metrics(rows)                          # per (strategy, step, follow_up) figures
     render_html(rows, path="report.html")  # one self-contained HTML file
 
-* :mod:`.metrics` — figures per generation, per group and per member.
+* :mod:`.metrics` — figures per step, per group and per member.
+* :mod:`.steps` — the fleet's steps and cooperative follow-ups, and who the
+  members of a generation are.
+* :mod:`.legend` — what each status and figure means, in words (the report
+  and the CLI print the same ones).
 * :mod:`.html` — the page; :mod:`.charts` and :mod:`.svg` — its inline SVG charts.
 """
 
 from .data import load_rows
 from .html import DEFAULT_TITLE, render_html
+from .legend import FIGURE_MEANINGS, STATUS_MEANINGS, legend_lines, step_label
 from .metrics import (Figures, balance, fleet_summary, format_partitions, group_metrics, group_summary,
                       latest_assignment, metrics)
+from .steps import generation_members, steps
 from .theme import strategy_colours
 
 __all__ = [
     "Figures",
     "balance",
+    "steps",
+    "generation_members",
+    "step_label",
+    "legend_lines",
+    "STATUS_MEANINGS",
+    "FIGURE_MEANINGS",
     "metrics",
     "group_metrics",
     "group_summary",

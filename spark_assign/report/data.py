@@ -4,6 +4,8 @@ The report accepts what a reader of the state table naturally has in hand: a
 pandas DataFrame or a pyarrow Table (or record batch) with the
 :data:`~spark_assign.schema.STATE_COLUMNS`. Only the columns the report uses
 are required; the bookkeeping columns are optional and filled with nulls.
+The table's ``commit_version`` column is kept when present (steps count the
+table's commits, see :mod:`.steps`).
 """
 
 from __future__ import annotations
@@ -15,13 +17,16 @@ import pandas as pd
 from ..errors import InvalidInputError, SchemaError
 from ..schema import STATE_COLUMNS, STATUSES
 
-__all__ = ["REQUIRED_COLUMNS", "KEY", "load_rows"]
+__all__ = ["REQUIRED_COLUMNS", "KEY", "COLUMNS", "load_rows"]
 
 #: Columns the report cannot do without.
 REQUIRED_COLUMNS = ("group_id", "generation", "member_id", "topic", "partition", "status", "strategy")
 
 #: A consumer group is identified by its strategy and group id.
 KEY = ["strategy", "group_id"]
+
+#: The columns of loaded rows: the state columns and the table's ``commit_version`` (null when absent).
+COLUMNS = [name for name, _ in STATE_COLUMNS] + ["commit_version"]
 
 _STRING_COLUMNS = ("group_id", "member_id", "topic", "previous_member_id", "status",
                    "strategy", "group_instance_id", "input_fingerprint")
@@ -58,7 +63,11 @@ def _strings(col: "pd.Series") -> "pd.Series":
 
 
 def load_rows(rows: Any) -> pd.DataFrame:
-    """Validate ``rows`` and return a fresh DataFrame with every state column.
+    """Validate ``rows`` and return a fresh DataFrame with every state column (and ``commit_version``).
+
+    Example::
+
+        load_rows(DeltaTable("/data/fleet_state").to_pyarrow_table())   # pandas, one row per partition
 
     * ``generation`` and ``partition`` become ``int64``; string columns hold
       Python strings or ``None``; ``committed_at`` becomes UTC timestamps.
@@ -75,11 +84,13 @@ def load_rows(rows: Any) -> pd.DataFrame:
             f"{', '.join(name for name, _ in STATE_COLUMNS)}"
         )
     out = frame.reset_index(drop=True)
-    out = out[[c for c, _ in STATE_COLUMNS if c in out.columns]].copy()
-    for name, _ in STATE_COLUMNS:
+    out = out[[c for c in COLUMNS if c in out.columns]].copy()
+    for name in COLUMNS:
         if name not in out.columns:
             out[name] = None
-    out = out[[c for c, _ in STATE_COLUMNS]]
+    out = out[COLUMNS]
+    versions = pd.to_numeric(out["commit_version"], errors="coerce")
+    out["commit_version"] = versions.astype("Int64") if versions.notna().any() else None
     if out.empty:
         out = out.astype({"generation": "int64", "partition": "int64"})
         out["committed_at"] = _utc(out["committed_at"])

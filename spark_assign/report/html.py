@@ -17,8 +17,9 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 import pandas as pd
 
 from ..errors import InvalidInputError
-from .charts import COMPARISONS, compare_figure, overview_figures, sparkline, strategy_totals
+from .charts import COMPARISONS, compare_figure, overview_figures, slots_of, sparkline, strategy_totals
 from .data import KEY
+from .legend import FIGURE_MEANINGS, STATUS_MEANINGS, step_label
 from .metrics import Figures
 from .svg import fmt
 from .theme import CSS, SCRIPT, strategy_colours
@@ -50,16 +51,41 @@ def _anchor(strategy: str, group_id: str) -> str:
     return f"group-{safe[:60]}-{zlib.crc32(key.encode('utf-8')):08x}"
 
 
+#: Tooltips of table headings: what each column counts.
+_HEADING_TITLES = {
+    "New": STATUS_MEANINGS["new"], "Kept": STATUS_MEANINGS["kept"], "Moved": STATUS_MEANINGS["moved"],
+    "Moved in": STATUS_MEANINGS["moved"], "Revoked": STATUS_MEANINGS["revoked"],
+    "Revoking": STATUS_MEANINGS["revoked"], "Assigned": STATUS_MEANINGS["assigned"],
+    "Step": FIGURE_MEANINGS["step"], "Members": FIGURE_MEANINGS["members"],
+    "Members (mean)": FIGURE_MEANINGS["members"], "Members (max)": FIGURE_MEANINGS["members"],
+    "Spread": FIGURE_MEANINGS["spread"], "Worst spread": FIGURE_MEANINGS["spread"],
+    "Spread (mean)": FIGURE_MEANINGS["spread"], "Spread (worst)": FIGURE_MEANINGS["spread"],
+    "Rebalances": FIGURE_MEANINGS["rebalances"],
+    "Follow-ups": "cooperative follow-ups: rebalances that only complete the transfers of the one before",
+}
+
+
+def _status_legend() -> str:
+    """What each status means, in words, beside the tables and charts that count them."""
+    items = "".join(f"<li><b>{escape(name)}</b>: {escape(text)}</li>" for name, text in STATUS_MEANINGS.items())
+    return (f'<div class="status-legend note"><p>Each partition row has one status; the counts count rows. '
+            "A first step reads \u201cnew N, assigned 0\u201d: every partition got its first owner and no "
+            f"transfer was pending.</p><ul>{items}</ul></div>")
+
+
 def _table(table_id: str, headers: Sequence[str], rows: List[str], numeric: Sequence[bool]) -> str:
-    head = "".join(f'<th scope="col" class="{"num" if n else "text"}">{escape(h)}</th>'
-                   for h, n in zip(headers, numeric))
+    head = "".join(f'<th scope="col" class="{"num" if n else "text"}"'
+                   + (f' title="{escape(_HEADING_TITLES[h])}"' if h in _HEADING_TITLES else "")
+                   + f">{escape(h)}</th>" for h, n in zip(headers, numeric))
     return (f'<div class="table-wrap"><table class="sortable" id="{table_id}"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>')
 
 
 def _header(title: str, fleet: Dict[str, Any], colours: Dict[str, str]) -> str:
-    gens = fleet["generations"]
-    span = f"generation {gens[0]}" if len(gens) == 1 else f"generations {gens[0]}\u2013{gens[-1]}"
+    steps = fleet["steps"]
+    span = f"step {steps[0]}" if len(steps) == 1 else f"steps {steps[0]}\u2013{steps[-1]}"
+    if fleet["follow_up_rounds"]:
+        span += f" (+{fmt(fleet['follow_up_rounds'])} follow-up round{'s' if fleet['follow_up_rounds'] > 1 else ''})"
     k = len(fleet["strategies"])
     groups = f"{fmt(fleet['groups'])} consumer groups" + (f" under {k} strategies" if k > 1 else "")
     if fleet["group_ids"] != fleet["groups"]:
@@ -69,7 +95,7 @@ def _header(title: str, fleet: Dict[str, Any], colours: Dict[str, str]) -> str:
         first, last = _time(fleet["first_commit"]), _time(fleet["last_commit"])
         when = f" \u00b7 committed {first}" + (f" to {last}" if last != first else "")
     kpis = [("Strategies", len(fleet["strategies"])), ("Groups", fleet["groups"]),
-            ("Generations", len(gens)), ("Partitions now", fleet["partitions"]),
+            ("Steps", len(steps)), ("Partitions now", fleet["partitions"]),
             ("Members now", fleet["members"]), ("Partitions moved", fleet["moved"]),
             ("Revoked (pending)", fleet["revoked"]), ("Transfers completed", fleet["assigned"])]
     cards = "".join(f'<div class="kpi" data-kpi="{escape(label)}"><div class="value">{fmt(v)}</div>'
@@ -96,36 +122,41 @@ def _comparison(totals: pd.DataFrame, colours: Dict[str, str]) -> str:
              f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
     return (f'<section id="compare"><h2>Strategies compared</h2><div class="charts">'
             f'{compare_figure(totals, colours)}<div>{table}<p class="note">\u2605 marks the lowest movement '
-            f'and spread. Totals over every generation each strategy ran.</p></div></div></section>')
+            f'and spread. Totals over every step each strategy ran; a rebalance is one group\u2019s rebalance '
+            f'for a change of its inputs, its cooperative follow-ups are counted apart.</p></div></div></section>')
 
 
 def _groups(summary: pd.DataFrame, gm: pd.DataFrame, colours: Dict[str, str], top: int) -> str:
     shown = summary.head(top)
-    gens = sorted(int(g) for g in gm["generation"].unique())
+    slots = slots_of(gm)
     picked = gm.merge(shown[KEY], on=KEY)
-    history: Dict[tuple, Dict[int, float]] = {}
-    for s, g, gen, moved, revoked in zip(picked["strategy"], picked["group_id"], picked["generation"],
-                                         picked["moved"], picked["revoked"]):
-        history.setdefault((s, g), {})[int(gen)] = float(moved + revoked)
+    history: Dict[tuple, Dict[tuple, float]] = {}
+    for s, g, step, follow_up, moved, revoked in zip(picked["strategy"], picked["group_id"], picked["step"],
+                                                     picked["follow_up"], picked["moved"], picked["revoked"]):
+        mine = history.setdefault((s, g), {})
+        slot = (int(step), int(follow_up))
+        mine[slot] = mine.get(slot, 0.0) + float(moved + revoked)
     rows = []
     for r in shown.itertuples(index=False):
         mine = history.get((r.strategy, r.group_id), {})
-        spark = sparkline([mine.get(g) for g in gens], colours[r.strategy],
-                          f"partitions moved or revoked per generation in {r.group_id}")
+        spark = sparkline([mine.get(slot) for slot in slots], colours[r.strategy],
+                          f"partitions moved or revoked per step in {r.group_id}")
         rows.append(
             f'<tr data-strategy="{escape(r.strategy)}" data-group="{escape(r.group_id)}">'
             f'<td data-sort="{escape(r.strategy)}">{_chip(r.strategy, colours)}</td>'
             f'<td><a href="#{_anchor(r.strategy, r.group_id)}" class="mono">{escape(r.group_id)}</a></td>'
-            + "".join(_num(getattr(r, c)) for c in ("generations", "members", "partitions", "spread",
-                                                      "worst_spread", "moved", "revoked", "assigned", "movement"))
+            + "".join(_num(getattr(r, c)) for c in ("rebalances", "members", "partitions", "spread",
+                                                      "worst_spread", "moved", "revoked", "assigned", "movement",
+                                                      "follow_ups"))
             + f'<td data-sort="{r.movement}">{spark}</td></tr>')
     headers = ["Strategy", "Group", "Rebalances", "Members", "Partitions", "Spread", "Worst spread",
-               "Moved", "Revoked", "Assigned", "Movement", "History"]
-    numeric = [False, False] + [True] * 9 + [False]
-    note = (f"The {len(shown)} groups with the most partitions moved or revoked over all generations"
+               "Moved", "Revoked", "Assigned", "Movement", "Follow-ups", "History"]
+    numeric = [False, False] + [True] * 10 + [False]
+    note = (f"The {len(shown)} groups with the most partitions moved or revoked over all steps"
             + (f", of {fmt(len(summary))}." if len(summary) > len(shown) else ".")
-            + " Movement = moved + revoked. Members, partitions and spread are those of the latest generation;"
-            " history shows movement per generation. Click a heading to sort.")
+            + " Movement = moved + revoked. Rebalances are the group\u2019s rebalances for a change of its"
+            " inputs; its cooperative follow-ups are counted apart. Members, partitions and spread are those of"
+            " the latest generation; history shows movement per step and follow-up. Click a heading to sort.")
     return (f'<section id="groups"><h2>Groups with the most movement</h2><p class="note">{escape(note)}</p>'
             f'<div class="toolbar"><input id="group-filter" type="search" placeholder="Filter groups\u2026" '
             f'aria-label="Filter groups"/></div>'
@@ -149,6 +180,7 @@ def _assignments(latest: pd.DataFrame, shown: pd.DataFrame, colours: Dict[str, s
         more = len(members) - max_members
         extra = f' <span class="note">(first {max_members} of {len(members)} members)</span>' if more > 0 else ""
         gen = int(members["generation"].iloc[0]) if len(members) else r.last_generation
+        step = step_label(int(r.last_step), int(r.last_follow_up))
         headers = ["Member"] + ["Instance id"] * static + ["Partitions", "Kept", "Moved in", "New",
                                                              "Assigned", "Revoking", "Assignment"]
         table = _table(f"members-{_anchor(r.strategy, r.group_id)}", headers, rows,
@@ -156,21 +188,25 @@ def _assignments(latest: pd.DataFrame, shown: pd.DataFrame, colours: Dict[str, s
         opened = ' open="open"' if n < 2 else ""
         blocks.append(f'<details class="group" id="{_anchor(r.strategy, r.group_id)}"{opened}>'
                       f'<summary>{_chip(r.strategy, colours)} <span class="mono">{escape(r.group_id)}</span>'
-                      f' \u00b7 generation {gen} \u00b7 {fmt(len(members))} members{extra}</summary>{table}</details>')
+                      f' \u00b7 generation {gen} (step {escape(step)}) \u00b7 {fmt(len(members))} members{extra}'
+                      f'</summary>{table}</details>')
     return (f'<section id="assignments"><h2>Latest assignment of these groups</h2><p class="note">Per member: '
             f'partitions owned in the group\u2019s latest generation, how it got them, and partitions it is '
-            f'revoking (pending a cooperative transfer).</p>{"".join(blocks)}</section>')
+            f'revoking (pending a cooperative transfer; a restarted static member revokes under its new id).</p>'
+            f'{"".join(blocks)}</section>')
 
 
 def _generations(m: pd.DataFrame, colours: Dict[str, str]) -> str:
-    cols = ["groups_rebalanced", "groups_with_moves", "partitions", "new", "kept", "moved", "revoked",
+    cols = ["groups_rebalanced", "follow_ups", "groups_with_moves", "partitions", "new", "kept", "moved", "revoked",
             "assigned", "members_mean", "members_max", "spread_mean", "spread_max"]
-    rows = [f'<tr><td data-sort="{escape(r.strategy)}">{_chip(r.strategy, colours)}</td>{_num(r.generation)}'
+    rows = [f'<tr data-step="{r.step}" data-follow-up="{r.follow_up}"><td data-sort="{escape(r.strategy)}">'
+            f'{_chip(r.strategy, colours)}</td><td class="num" data-sort="{r.step + r.follow_up / 100!r}">'
+            f'{escape(step_label(r.step, r.follow_up))}</td>'
             + "".join(_num(getattr(r, c)) for c in cols) + "</tr>" for r in m.itertuples(index=False)]
-    headers = ["Strategy", "Generation", "Groups", "With moves", "Partitions", "New", "Kept", "Moved",
+    headers = ["Strategy", "Step", "Groups", "Follow-ups", "With moves", "Partitions", "New", "Kept", "Moved",
                "Revoked", "Assigned", "Members (mean)", "Members (max)", "Spread (mean)", "Spread (worst)"]
-    return (f'<section id="generations"><details class="all"><summary>All figures per generation '
-            f'({len(m)} rows)</summary>{_table("generations-table", headers, rows, [False] + [True] * 13)}'
+    return (f'<section id="generations"><details class="all"><summary>All figures per step and follow-up '
+            f'({len(m)} rows)</summary>{_table("generations-table", headers, rows, [False] + [True] * 14)}'
             f"</details></section>")
 
 
@@ -196,8 +232,14 @@ def render_html(rows: Any, title: str = DEFAULT_TITLE, path: Optional[Union[str,
     table and their latest assignment, at most ``max_members`` members each.
     ``members``, when given, are the groups' subscribed members, so that
     members owning nothing count in members and spread (see
-    :func:`~spark_assign.report.metrics.balance`). Writes the page to ``path``
+    :func:`~spark_assign.report.metrics.balance`). Charts and the per-step
+    table are laid out on the fleet's steps, cooperative follow-ups beside
+    their step (:mod:`~spark_assign.report.steps`). Writes the page to ``path``
     (UTF-8) when given, and returns it.
+
+    Example::
+
+        render_html(DeltaTable("/data/fleet_state").to_pyarrow_table(), title="Fleet", path="report.html")
     """
     if not isinstance(title, str):
         raise InvalidInputError(f"title must be a string, got {type(title).__name__}", column="title")
@@ -213,13 +255,13 @@ def render_html(rows: Any, title: str = DEFAULT_TITLE, path: Optional[Union[str,
                 '<div class="empty" id="no-data" role="status"><h2>No data</h2><p class="note">The state rows '
                 "are empty: no consumer group has been rebalanced yet, or the filter matched nothing.</p></div>")
     else:
-        gm, m, summary = figures.per_group, figures.per_generation, figures.summary
+        gm, m, summary = figures.per_group, figures.per_step, figures.summary
         colours = strategy_colours(df["strategy"].unique())
         shown = summary.head(top)
         latest = figures.latest(list(zip(shown["strategy"], shown["group_id"])))
         parts = [_header(title, figures.fleet, colours),
-                 '<section id="overview"><h2>Generation by generation</h2><div class="charts">'
-                 + "".join(overview_figures(m, colours)) + "</div></section>"]
+                 '<section id="overview"><h2>Step by step</h2><div class="charts">'
+                 + "".join(overview_figures(m, colours)) + f"</div>{_status_legend()}</section>"]
         if len(colours) > 1:
             parts.append(_comparison(strategy_totals(m, gm), colours))
         parts += [_groups(summary, gm, colours, top), _assignments(latest, shown, colours, max_members),

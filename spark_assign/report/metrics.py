@@ -8,20 +8,27 @@ Definitions
 * A **group** is a ``(strategy, group_id)`` pair: a simulation may run the
   same fleet under several strategies.
 * Status counts (``new``, ``kept``, ``moved``, ``revoked``, ``assigned``) count
-  partition rows. ``revoked`` partitions are pending a cooperative transfer
-  (no owner this generation); ``assigned`` ones complete such a transfer.
-* The **members** of a group in a generation are its subscribed members when
-  they are given (``members=``), plus the owners of its rows and the members
-  revoking a partition in it (still in the group, they may own nothing else).
-  A member owning nothing leaves no row in the state table: without
-  ``members=`` it cannot be counted.
+  partition rows (:data:`~spark_assign.report.legend.STATUS_MEANINGS`).
+  ``revoked`` partitions are pending a cooperative transfer (no owner this
+  generation); ``assigned`` ones complete such a transfer.
+* **Steps** and **follow-ups** (:mod:`.steps`): every generation is shown at
+  the step of the fleet it belongs to, a cooperative follow-up beside its
+  step, never as a step of its own. Per-step figures (:func:`metrics`) are
+  keyed by ``(strategy, step, follow_up)``.
+* The **members** of a group in a generation are those its rows show (see
+  :mod:`.steps`: owners, members revoking a partition, members shown by the
+  same step's follow-ups; a restarted static member's old id is not one),
+  plus its subscribed members when they are given (``members=``). A member
+  owning nothing in the whole step leaves no row: without ``members=`` it
+  cannot be counted.
 * The **spread** of a group is ``max - min`` partitions owned per member, a
   member owning nothing counting 0 and a pending partition counting for
   nobody (0 for a group without members). It is Kafka's measure of balance:
   with identical subscriptions a group is balanced when its spread is at most
   1 (the first test of ``AbstractStickyAssignor``'s ``isBalanced``), members
   owning nothing included. :func:`balance` is the one definition, used by the
-  report and by the command line.
+  report, by ``spark-assign history``, by the terminal summaries of the CLI
+  and by :func:`spark_assign.compare.compare_strategies`.
 """
 
 from __future__ import annotations
@@ -34,10 +41,12 @@ import pandas as pd
 from ..errors import InvalidInputError
 from ..schema import STATUSES
 from .data import KEY, load_rows
+from .steps import STEP_COLUMNS, generation_members, previous_members, revoking_members, steps
 
 __all__ = [
     "Figures",
     "balance",
+    "steps",
     "metrics",
     "group_metrics",
     "group_summary",
@@ -49,12 +58,15 @@ __all__ = [
 _GEN_KEY = KEY + ["generation"]
 _STATUS = list(STATUSES)
 
-GROUP_METRIC_COLUMNS = _GEN_KEY + ["partitions", *_STATUS, "members", "min_partitions",
-                                   "max_partitions", "spread", "committed_at"]
-METRIC_COLUMNS = ["strategy", "generation", "groups_rebalanced", "groups_with_moves", "partitions",
-                  *_STATUS, "members_mean", "members_max", "spread_mean", "spread_max", "committed_at"]
-SUMMARY_COLUMNS = KEY + ["generations", "first_generation", "last_generation", "movement", "moved",
-                         "revoked", "assigned", "new", "partitions", "members", "spread", "worst_spread"]
+_SLOT = ["strategy", "step", "follow_up"]
+
+GROUP_METRIC_COLUMNS = _GEN_KEY + ["step", "follow_up", "is_follow_up", "partitions", *_STATUS, "members",
+                                   "min_partitions", "max_partitions", "spread", "committed_at"]
+METRIC_COLUMNS = _SLOT + ["groups_rebalanced", "follow_ups", "groups_with_moves", "partitions", *_STATUS,
+                          "members_mean", "members_max", "spread_mean", "spread_max", "committed_at"]
+SUMMARY_COLUMNS = KEY + ["generations", "rebalances", "follow_ups", "first_generation", "last_generation",
+                         "last_step", "last_follow_up", "movement", "moved", "revoked", "assigned", "new",
+                         "partitions", "members", "spread", "worst_spread"]
 BALANCE_COLUMNS = ["members", "min_partitions", "max_partitions", "spread"]
 ASSIGNMENT_COLUMNS = _GEN_KEY + ["member_id", "group_instance_id", "partitions", "kept", "moved",
                                  "new", "assigned", "revoking", "assignment"]
@@ -79,16 +91,17 @@ def balance(rows: pd.DataFrame, keys: Sequence[str], members: Optional[pd.DataFr
     ----------
     rows:
         One row per partition with the ``keys`` columns and ``member_id``
-        (its owner, null while pending); ``status`` and
-        ``previous_member_id``, when present, make members revoking a
-        partition count too. Each distinct ``keys`` value is a group.
+        (its owner, null while pending). Each distinct ``keys`` value is a group.
     keys:
         The columns identifying a group, e.g. ``["group_id"]`` or
         ``["strategy", "group_id", "generation"]``.
     members:
-        The groups' subscribed members: a ``member_id`` column and any of the
-        ``keys`` columns (a key column it lacks matches every group). None:
-        only owners and revoking members are known.
+        The groups' members besides the owners: a ``member_id`` column and any
+        of the ``keys`` columns (a key column it lacks matches every group),
+        e.g. the subscribed members. None: the owners and the members revoking
+        a partition (``status`` and ``previous_member_id`` of the rows, a
+        restarted static member's old id standing for its new one, see
+        :func:`~spark_assign.report.steps.revoking_members`).
     count:
         A column of ``rows`` holding how many partitions the row stands for
         (rows pre-aggregated per owner); by default each row is one partition.
@@ -107,17 +120,12 @@ def balance(rows: pd.DataFrame, keys: Sequence[str], members: Optional[pd.DataFr
     else:
         owned = owners.groupby(keys + ["member_id"])[count].sum()
     owned = owned.astype("int64")
-    known = []
-    if "status" in rows.columns and "previous_member_id" in rows.columns:
-        revoking = rows.loc[(rows["status"] == "revoked") & rows["previous_member_id"].notna(),
-                            keys + ["previous_member_id"]]
-        known.append(revoking.rename(columns={"previous_member_id": "member_id"}))
-    if members is not None:
-        on = [k for k in keys if k in members.columns]
-        subscribed = members.loc[members["member_id"].notna(), on + ["member_id"]]
-        known.append(groups.merge(subscribed, on=on) if on else groups.merge(subscribed, how="cross"))
-    if known:
-        everyone = pd.MultiIndex.from_frame(pd.concat(known)[keys + ["member_id"]].drop_duplicates())
+    if members is None:
+        known = revoking_members(rows, keys, [k for k in keys if k != "generation"] or keys)
+    else:
+        known = expand_members(groups, members, keys)
+    if len(known):
+        everyone = pd.MultiIndex.from_frame(known[keys + ["member_id"]].drop_duplicates())
         idle = everyone.difference(owned.index)
         if len(idle):
             owned = pd.concat([owned, pd.Series(0, index=idle, dtype="int64")])
@@ -129,16 +137,53 @@ def balance(rows: pd.DataFrame, keys: Sequence[str], members: Optional[pd.DataFr
     return out
 
 
-def _group_metrics(df: pd.DataFrame, members: Optional[pd.DataFrame] = None) -> pd.DataFrame:
+def expand_members(groups: pd.DataFrame, members: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    """``members`` (``member_id`` and any of the ``keys`` columns) on every group of ``groups`` it matches.
+
+    A key column that ``members`` lacks matches every group. Example::
+
+        expand_members(pd.DataFrame({"group_id": ["g"], "generation": [1]}),
+                       pd.DataFrame({"group_id": ["g"], "member_id": ["a"]}), ["group_id", "generation"])
+        # group_id g, generation 1, member_id a
+
+    Returns ``keys`` + ``member_id``.
+    """
+    keys = list(keys)
+    on = [k for k in keys if k in members.columns]
+    listed = members.loc[members["member_id"].notna(), on + ["member_id"]]
+    out = groups.merge(listed, on=on) if on else groups.merge(listed, how="cross")
+    return out[keys + ["member_id"]]
+
+
+def _group_metrics(df: pd.DataFrame, members: Optional[pd.DataFrame], st: pd.DataFrame) -> pd.DataFrame:
     if df.empty:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in GROUP_METRIC_COLUMNS})
     parts = df.groupby(_GEN_KEY, sort=True).size().rename("partitions")
     counts = (df.groupby(_GEN_KEY + ["status"]).size().unstack("status", fill_value=0)
               .reindex(columns=_STATUS, fill_value=0))
-    out = pd.concat([parts, counts, balance(df, _GEN_KEY, members)], axis=1)
+    everyone = generation_members(df, st)
+    if members is not None:
+        everyone = pd.concat([everyone, expand_members(df[_GEN_KEY].drop_duplicates(), members, _GEN_KEY)])
+    out = pd.concat([parts, counts, balance(df, _GEN_KEY, everyone)], axis=1)
     out["committed_at"] = df.groupby(_GEN_KEY)["committed_at"].max()
-    out = out.reset_index()
+    out = out.reset_index().merge(st[STEP_COLUMNS], on=_GEN_KEY, how="left")
     return out[GROUP_METRIC_COLUMNS]
+
+
+def _with_fleet_steps(own: pd.DataFrame, given: Optional[pd.DataFrame]) -> pd.DataFrame:
+    """``own`` steps (of the rows), with those of ``given`` (of the fleet) where it has them."""
+    if given is None:
+        return own
+    if not isinstance(given, pd.DataFrame) or not set(STEP_COLUMNS) <= set(given.columns):
+        raise InvalidInputError(f"steps must be a pandas DataFrame with the columns {', '.join(STEP_COLUMNS)} "
+                                "(see spark_assign.report.steps)", column="steps")
+    fleet = given[STEP_COLUMNS].astype({"generation": "int64"})
+    merged = own[_GEN_KEY].merge(fleet, on=_GEN_KEY, how="left")
+    known = merged["step"].notna().to_numpy()
+    out = own.copy()
+    for column in ("step", "follow_up", "is_follow_up"):
+        out.loc[known, column] = merged.loc[known, column].to_numpy()
+    return out.astype({"step": "int64", "follow_up": "int64", "is_follow_up": "bool"})
 
 
 class Figures:
@@ -148,7 +193,7 @@ class Figures:
     Example::
 
         figures = Figures(rows)
-        figures.per_generation.equals(metrics(rows)) and figures.fleet["groups"] == len(figures.summary)
+        figures.per_step.equals(metrics(rows)) and figures.fleet["groups"] == len(figures.summary)
 
     Parameters
     ----------
@@ -156,20 +201,31 @@ class Figures:
         State rows (see :func:`~spark_assign.report.data.load_rows`).
     members:
         The groups' subscribed members, or None (see :func:`balance`).
+    steps:
+        The :func:`~spark_assign.report.steps.steps` of the whole table when
+        ``rows`` are part of it (one group's history): steps count the
+        fleet's rounds. None: the steps of ``rows``.
     """
 
-    def __init__(self, rows: Any, members: Optional[pd.DataFrame] = None) -> None:
+    def __init__(self, rows: Any, members: Optional[pd.DataFrame] = None,
+                 steps: Optional[pd.DataFrame] = None) -> None:
         self.rows = load_rows(rows)
         self.members = members
+        self._fleet_steps = steps
+
+    @cached_property
+    def steps(self) -> pd.DataFrame:
+        """:func:`~spark_assign.report.steps.steps`: one row per (strategy, group_id, generation)."""
+        return _with_fleet_steps(steps(self.rows), self._fleet_steps)
 
     @cached_property
     def per_group(self) -> pd.DataFrame:
         """:func:`group_metrics`: one row per (strategy, group_id, generation)."""
-        return _group_metrics(self.rows, self.members)
+        return _group_metrics(self.rows, self.members, self.steps)
 
     @cached_property
-    def per_generation(self) -> pd.DataFrame:
-        """:func:`metrics`: one row per (strategy, generation)."""
+    def per_step(self) -> pd.DataFrame:
+        """:func:`metrics`: one row per (strategy, step, follow_up)."""
         return _metrics_from_groups(self.per_group)
 
     @cached_property
@@ -187,21 +243,31 @@ class Figures:
         return _latest_assignment(self.rows, groups)
 
 
-def group_metrics(rows: Any, members: Optional[pd.DataFrame] = None) -> pd.DataFrame:
-    """One row per (strategy, group_id, generation): partitions, status counts, members, spread.
+def group_metrics(rows: Any, members: Optional[pd.DataFrame] = None,
+                  steps: Optional[pd.DataFrame] = None) -> pd.DataFrame:
+    """One row per (strategy, group_id, generation): its step, partitions, status counts, members, spread.
 
-    ``members`` (optional): the groups' subscribed members, see :func:`balance`.
+    ``step``, ``follow_up`` and ``is_follow_up`` place the generation on the
+    fleet's steps (see :mod:`.steps`). ``members`` (optional): the groups'
+    subscribed members, see :func:`balance`. ``steps`` (optional): the steps
+    of the whole table, when ``rows`` are one group's history.
+
+    Example::
+
+        group_metrics(rows).set_index(["strategy", "group_id", "generation"]).loc[("sticky", "g1", 2), "spread"]
     """
-    return Figures(rows, members).per_group
+    return Figures(rows, members, steps).per_group
 
 
 def _metrics_from_groups(gm: pd.DataFrame) -> pd.DataFrame:
     if gm.empty:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in METRIC_COLUMNS})
-    gm = gm.assign(_moving=(gm["moved"] + gm["revoked"] > 0).astype("int64"))
-    by = gm.groupby(["strategy", "generation"], sort=True)
+    gm = gm.assign(_moving=(gm["moved"] + gm["revoked"] > 0).astype("int64"),
+                   _follow=gm["is_follow_up"].astype("int64"))
+    by = gm.groupby(_SLOT, sort=True)
     out = by.agg(
         groups_rebalanced=("group_id", "size"),
+        follow_ups=("_follow", "sum"),
         groups_with_moves=("_moving", "sum"),
         partitions=("partitions", "sum"),
         **{s: (s, "sum") for s in _STATUS},
@@ -215,26 +281,36 @@ def _metrics_from_groups(gm: pd.DataFrame) -> pd.DataFrame:
 
 
 def metrics(rows: Any, members: Optional[pd.DataFrame] = None) -> pd.DataFrame:
-    """One row per (strategy, generation), sorted by both.
+    """One row per (strategy, step, follow_up), sorted by them: the fleet at each step and follow-up round.
 
-    Columns: ``groups_rebalanced`` (groups with rows in the generation),
-    ``groups_with_moves`` (of those, groups with a moved or revoked partition),
-    ``partitions`` and the status counts ``new``, ``kept``, ``moved``,
-    ``revoked`` (pending transfers), ``assigned`` (completed transfers), then
-    members per group (``members_mean``, ``members_max``), the balance spread
-    per group (``spread_mean``, worst: ``spread_max``) and the latest
-    ``committed_at``. ``members`` (optional): the groups' subscribed members,
-    see :func:`balance`.
+    ``step`` and ``follow_up`` are the fleet's clock (:mod:`.steps`): a step
+    is a rebalance round for a change of the inputs, ``follow_up`` 0 its own
+    round and 1, 2, ... its cooperative follow-up rounds. Columns:
+    ``groups_rebalanced`` (groups with a generation in the round),
+    ``follow_ups`` (of those, generations that complete transfers rather than
+    rebalance), ``groups_with_moves`` (groups with a moved or revoked
+    partition), ``partitions`` and the status counts ``new``, ``kept``,
+    ``moved``, ``revoked`` (pending transfers), ``assigned`` (completed
+    transfers), then members per group (``members_mean``, ``members_max``),
+    the balance spread per group (``spread_mean``, worst: ``spread_max``) and
+    the latest ``committed_at``. ``members`` (optional): the groups'
+    subscribed members, see :func:`balance`.
+
+    Example::
+
+        metrics(rows).set_index(["strategy", "step", "follow_up"]).loc[("cooperative-sticky", 2, 1), "assigned"]
     """
-    return Figures(rows, members).per_generation
+    return Figures(rows, members).per_step
 
 
 def _summary_from_groups(gm: pd.DataFrame) -> pd.DataFrame:
     if gm.empty:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in SUMMARY_COLUMNS})
+    gm = gm.assign(_follow=gm["is_follow_up"].astype("int64"))
     by = gm.groupby(KEY, sort=True)
     out = by.agg(
         generations=("generation", "size"),
+        follow_ups=("_follow", "sum"),
         first_generation=("generation", "min"),
         last_generation=("generation", "max"),
         moved=("moved", "sum"),
@@ -243,8 +319,10 @@ def _summary_from_groups(gm: pd.DataFrame) -> pd.DataFrame:
         new=("new", "sum"),
         worst_spread=("spread", "max"),
     )
+    out["rebalances"] = out["generations"] - out["follow_ups"]
     last = gm.sort_values("generation").groupby(KEY).tail(1).set_index(KEY)
-    out = out.join(last[["partitions", "members", "spread"]])
+    last = last.rename(columns={"step": "last_step", "follow_up": "last_follow_up"})
+    out = out.join(last[["partitions", "members", "spread", "last_step", "last_follow_up"]])
     out["movement"] = out["moved"] + out["revoked"]
     out = out.reset_index().sort_values(["movement", "strategy", "group_id"],
                                         ascending=[False, True, True], kind="stable")
@@ -254,10 +332,17 @@ def _summary_from_groups(gm: pd.DataFrame) -> pd.DataFrame:
 def group_summary(rows: Any, top: Optional[int] = None, members: Optional[pd.DataFrame] = None) -> pd.DataFrame:
     """One row per group, most movement (``moved + revoked`` over all generations) first.
 
-    ``partitions``, ``members`` and ``spread`` are those of the group's latest
-    generation; ``worst_spread`` is the largest over its history. ``top``
-    keeps the first ``top`` rows. ``members`` (optional): the groups'
-    subscribed members, see :func:`balance`.
+    ``generations`` counts the group's generations: ``rebalances`` (for a
+    change of its inputs) plus ``follow_ups`` (completing cooperative
+    transfers). ``partitions``, ``members`` and ``spread`` are those of the
+    group's latest generation (at ``last_step``, ``last_follow_up``);
+    ``worst_spread`` is the largest over its history. ``top`` keeps the first
+    ``top`` rows. ``members`` (optional): the groups' subscribed members, see
+    :func:`balance`.
+
+    Example::
+
+        group_summary(rows, top=10)[["strategy", "group_id", "movement", "worst_spread"]]
     """
     if top is not None and (not isinstance(top, int) or isinstance(top, bool) or top < 0):
         raise InvalidInputError(f"top must be a non-negative integer, got {top!r}", column="top")
@@ -293,7 +378,12 @@ def latest_assignment(rows: Any, groups: Optional[Iterable[tuple]] = None) -> pd
     ``groups`` optionally restricts the answer to ``(strategy, group_id)`` pairs.
     Columns: ``partitions`` owned, how many of them were ``kept`` / ``moved`` to
     it / ``new`` / ``assigned`` (completed transfers), ``revoking`` (partitions it
-    gives up, pending), and ``assignment``, its partitions as ``"t0 0-2; t1 5"``.
+    gives up, pending: a restarted static member's old id counts as its new id),
+    and ``assignment``, its partitions as ``"t0 0-2; t1 5"``.
+
+    Example::
+
+        latest_assignment(rows, groups=[("sticky", "g1")])[["member_id", "partitions", "assignment"]]
     """
     return Figures(rows).latest(groups)
 
@@ -309,8 +399,10 @@ def _latest_assignment(df: pd.DataFrame, groups: Optional[Iterable[tuple]] = Non
     if df.empty:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in ASSIGNMENT_COLUMNS})
     last = df.groupby(KEY)["generation"].transform("max")
-    df = df[df["generation"] == last]
-    owner = df["member_id"].where(df["member_id"].notna(), df["previous_member_id"])
+    previous = previous_members(df, _GEN_KEY, KEY)     # a restarted static member's old id: its new id
+    latest = (df["generation"] == last).to_numpy()
+    df, previous = df[latest], previous[latest]
+    owner = df["member_id"].where(df["member_id"].notna(), previous)
     df = df.assign(_member=owner)[owner.notna()]
     keys = _GEN_KEY + ["_member"]
     mine = df["member_id"].notna()
@@ -330,9 +422,16 @@ def _latest_assignment(df: pd.DataFrame, groups: Optional[Iterable[tuple]] = Non
 
 
 def fleet_summary(rows: Any, members: Optional[pd.DataFrame] = None) -> Dict[str, Any]:
-    """Headline figures: strategies, groups, generations, partitions and members now, totals.
+    """Headline figures: strategies, groups, steps, partitions and members now, totals.
 
-    ``members`` (optional): the groups' subscribed members, see :func:`balance`.
+    ``steps`` lists the fleet's steps, ``follow_up_rounds`` counts the
+    follow-up rounds (all strategies), ``generations`` the group generation
+    numbers seen. ``members`` (optional): the groups' subscribed members, see
+    :func:`balance`.
+
+    Example::
+
+        fleet_summary(rows)["steps"]   # [1, 2, 3]
     """
     return Figures(rows, members).fleet
 
@@ -345,6 +444,9 @@ def _fleet_summary(df: pd.DataFrame, gm: pd.DataFrame, summary: pd.DataFrame) ->
         "groups": int(len(summary)),
         "group_ids": int(df["group_id"].nunique()),
         "generations": sorted(int(g) for g in df["generation"].unique()),
+        "steps": sorted(int(s) for s in gm["step"].unique()) if len(gm) else [],
+        "follow_up_rounds": int(len(gm.loc[gm["follow_up"] > 0, ["strategy", "step", "follow_up"]]
+                                    .drop_duplicates())) if len(gm) else 0,
         "partitions": int(summary["partitions"].sum()) if len(summary) else 0,
         "members": int(summary["members"].sum()) if len(summary) else 0,
         "moved": int(gm["moved"].sum()) if len(gm) else 0,

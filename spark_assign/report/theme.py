@@ -76,6 +76,8 @@ svg.chart .axis text { fill: var(--muted); font-variant-numeric: tabular-nums; }
 svg.chart .axis line { stroke: var(--axis); }
 svg.chart .axis-title { fill: var(--muted); font-size: 13px; font-weight: 600; }
 svg.chart .point.open { fill: var(--card); }
+svg.chart .follow-up-band { fill: var(--grid); opacity: 0.55; }
+svg.chart .follow-up-label { fill: var(--muted); font-size: 10.5px; font-style: italic; }
 svg.chart .empty-note { fill: var(--muted); font-size: 15px; font-style: italic; }
 svg.chart .bar:hover, svg.chart .point:hover { opacity: 0.75; }
 svg.chart .compare-label { fill: var(--text); font-size: 13.5px; }
@@ -87,6 +89,12 @@ svg.spark { display: block; width: 110px; height: 24px; }
 .legend li { display: inline-flex; align-items: center; gap: 6px; }
 .legend .line-key { width: 22px; height: 0; border-top: 3px solid; }
 .legend .line-key.dashed { border-top-style: dashed; }
+.legend li[title] { cursor: help; }
+.status-legend { margin-top: 12px; background: var(--card); border: 1px solid var(--line); border-radius: 10px;
+  padding: 10px 14px; }
+.status-legend ul { margin: 6px 0 0; padding-left: 18px; }
+.status-legend li { margin: 2px 0; }
+th[title] { text-decoration: underline dotted; text-underline-offset: 3px; }
 .table-wrap { overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: 10px; }
 table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
 th, td { padding: 7px 8px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: middle; }

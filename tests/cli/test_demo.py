@@ -6,6 +6,7 @@ import re
 import shlex
 
 from spark_assign.cli.commands import DEMO_SCENARIO, DEMO_STRATEGIES
+from spark_assign.report import STATUS_MEANINGS
 
 from .conftest import state_rows, text_table
 
@@ -25,6 +26,9 @@ def test_demo_writes_table_summary_and_report_under_the_current_directory(cli, t
     summary = text_table(run.out)
     assert [(r["gen"], r["strategy"]) for r in summary if r["events"] != "follow-up"] == [
         ("1", "sticky"), ("1", "cooperative-sticky"), ("2", "sticky"), ("2", "cooperative-sticky")]
+    # Under the summary, what its columns mean: "assigned 0" beside "new" explains itself.
+    words = " ".join(run.out.split())
+    assert f"assigned = {STATUS_MEANINGS['assigned']}" in words and "gen: the simulation step" in words
     rows = state_rows(folder / "table")
     assert set(rows["strategy"]) == set(DEMO_STRATEGIES)
     assert set(rows["group_id"]) == {f"{s}/g{i}" for s in DEMO_STRATEGIES for i in (0, 1)}

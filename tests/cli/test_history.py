@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from deltalake import DeltaTable
 
+from spark_assign.report import STATUS_MEANINGS
+
 from .conftest import text_table, written_metadata
+from .test_agreement import slots_by_version, step_text
 
 
 def test_history_lists_every_commit_with_its_counts(cli, simulated):
@@ -36,6 +39,15 @@ def test_history_of_a_group_shows_its_generations_and_every_change(cli, simulate
         for status in ("kept", "moved", "revoked", "assigned", "new"):
             assert int(g[status]) == int((these["status"] == status).sum()), (g, status)
         assert g["strategy"] == "cooperative-sticky"
+    # The step of each generation is the simulation's: a follow-up is shown as one, beside its step.
+    slots = slots_by_version(text_table(simulated.run.out))
+    version = rows.groupby("generation")["commit_version"].first()
+    assert [g["step"] for g in generations] == [step_text(*slots[int(version[int(g["generation"])])][1:])
+                                                for g in generations]
+    assert any(g["step"].endswith("follow-up") for g in generations)
+    # What the columns mean is printed under them.
+    words = " ".join(run.out.split())
+    assert f"assigned = {STATUS_MEANINGS['assigned']}" in words and "step: one rebalance of the fleet" in words
     changes = text_table(run.out, title="What moved")
     expected = rows[rows["status"].isin(["moved", "revoked", "assigned"])]
     assert len(changes) == len(expected) > 0

@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-import pandas as pd
 import pytest
 
 from spark_assign.report import strategy_colours
 
 from ..report.chromium import browser, find_chromium  # noqa: F401 (browser: a fixture)
 from ..report.test_report import CHARTS, by_id, local, marks, parse, pixel_shares, table_rows
+from .conftest import text_table
+from .test_agreement import slots_by_version, step_text
 
 CHROMIUM = find_chromium()
 STRATEGIES = ("sticky", "cooperative-sticky")
@@ -67,22 +68,26 @@ def test_report_holds_the_tables_figures(report, simulated):
     root = parse(path.read_text(encoding="utf-8"))
     assert "".join(by_id(root, "summary").find(".//{*}h1").itertext()) == "Fleet <CLI> & co"
 
-    # moves-chart: partitions moved, revoked and assigned per strategy and generation, from the raw rows.
-    counted = rows[rows["status"].isin(["moved", "revoked", "assigned"])].groupby(
-        ["strategy", "status", "generation"]).size()
-    assert marks(root, "moves-chart") == {(s, st, int(g)): float(n) for (s, st, g), n in counted.items()}
+    # Every commit is a step or a follow-up of one strategy: the simulation's summary says which.
+    slots = slots_by_version(text_table(simulated.run.out))
+    rows = rows.assign(slot=[slots[int(v)] for v in rows["commit_version"]])
 
-    # members-chart: members per group (owners, and members revoking a partition), largest per generation.
-    revoking = rows[rows["status"] == "revoked"].assign(member_id=lambda d: d["previous_member_id"])
-    present = pd.concat([rows[rows["member_id"].notna()], revoking])
-    owners = present.groupby(["strategy", "generation", "group_id"])["member_id"].nunique()
+    # moves-chart: partitions moved, revoked and assigned per strategy, step and follow-up, from the raw rows.
+    counted = rows[rows["status"].isin(["moved", "revoked", "assigned"])].groupby(["slot", "status"]).size()
+    assert marks(root, "moves-chart") == {(s, st, step, f): float(n) for ((s, step, f), st), n in counted.items()}
+
+    # members-chart: members per group (owners, and the members receiving a partition in the step's
+    # follow-up: the same members), largest per step.
+    step_of = rows.assign(step=[s[:2] for s in rows["slot"]])
+    owners = step_of[step_of["member_id"].notna()].groupby(["group_id", "step"])["member_id"].unique()
     members = marks(root, "members-chart")
-    for (strategy, generation), sizes in owners.groupby(level=[0, 1]):
-        assert members[(strategy, "members_max", int(generation))] == sizes.max()
+    for (strategy, step, follow_up), sizes in rows.groupby("slot")[["group_id"]]:
+        largest = max(len(owners[(g, (strategy, step))]) for g in sizes["group_id"].unique())
+        assert members[(strategy, "members_max", step, follow_up)] == largest
 
     kpis = {e.get("data-kpi"): "".join(e.itertext()) for e in root.iter() if e.get("data-kpi")}
     latest = rows[rows["generation"] == rows.groupby("group_id")["generation"].transform("max")]
-    expected = {"Strategies": 2, "Groups": rows["group_id"].nunique(), "Generations": rows["generation"].max(),
+    expected = {"Strategies": 2, "Groups": rows["group_id"].nunique(), "Steps": max(s[1] for s in slots.values()),
                 "Partitions now": len(latest), "Partitions moved": (rows["status"] == "moved").sum(),
                 "Revoked (pending)": (rows["status"] == "revoked").sum(),
                 "Transfers completed": (rows["status"] == "assigned").sum()}
@@ -90,13 +95,14 @@ def test_report_holds_the_tables_figures(report, simulated):
         assert re.match(rf"{int(value)}\D", kpis[name]), (name, kpis[name], value)
     assert int(expected["Revoked (pending)"]) > 0
 
-    # Per generation and strategy: partitions and groups rebalanced.
-    per_gen = {(r[0], int(r[1])): r for r in table_rows(root, "generations-table")}
-    assert set(per_gen) == {(s, int(g)) for s, g in rows[["strategy", "generation"]].drop_duplicates().values}
-    sizes = rows.groupby(["strategy", "generation"]).size()
+    # Per step (and follow-up) and strategy: partitions and groups rebalanced.
+    per_step = {(r[0], r[1]): r for r in table_rows(root, "generations-table")}
+    assert set(per_step) == {(s, step_text(step, f)) for s, step, f in set(slots.values())}
+    sizes = rows.groupby("slot").size()
     header = [("".join(th.itertext()).strip()) for th in by_id(root, "generations-table").iter() if local(th.tag) == "th"]
     partitions = header.index("Partitions")
-    assert {k: int(r[partitions]) for k, r in per_gen.items()} == {(s, int(g)): n for (s, g), n in sizes.items()}
+    assert {k: int(r[partitions]) for k, r in per_step.items()} == {(s, step_text(step, f)): n
+                                                                     for (s, step, f), n in sizes.items()}
 
     # Groups: the strategy prefix of a multi-strategy simulation is shown as a column, not in the id.
     groups = table_rows(root, "groups-table")

@@ -72,7 +72,9 @@ def simulate(n_groups: int = 20, generations: int = 6, strategies: Sequence[str]
     """A fleet run through the real engine: members join and leave; the same events for every strategy.
 
     A group is rebalanced in a generation when its membership changes, or when a
-    cooperative rebalance left transfers pending.
+    cooperative rebalance left transfers pending: then, with the same members, it
+    is a follow-up and keeps its input fingerprint. Every generation of the
+    fleet is one round (``committed_at``) for every strategy.
     """
     base = pd.Timestamp("2024-06-01 08:00", tz="UTC")
     fleet = []
@@ -84,7 +86,7 @@ def simulate(n_groups: int = 20, generations: int = 6, strategies: Sequence[str]
     for strategy in strategies:
         for gid, topics, size in fleet:
             members = [f"{gid}-c{i}" for i in range(size)]
-            next_id, owned, pending = size, {}, set()
+            next_id, owned, pending, fingerprint = size, {}, set(), ""
             for gen in range(1, generations + 1):
                 rng = random.Random(f"{seed}-{gid}-{gen}")
                 event = gen == 1 or rng.random() < change
@@ -100,7 +102,9 @@ def simulate(n_groups: int = 20, generations: int = 6, strategies: Sequence[str]
                                  for m in members], topics, strategy)
                 new_rows, pending = _result_rows(result, strategy, gid, gen, pending,
                                                  base + pd.Timedelta(minutes=15 * gen))
-                rows += new_rows
+                if event:
+                    fingerprint = f"{gid}:{gen}"
+                rows += [dict(r, input_fingerprint=fingerprint) for r in new_rows]
                 owned = {m: list(v) for m, v in result.assignment.items()}
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -131,17 +135,21 @@ def synthetic_fleet(groups: int = 10_000, generations: int = 4, partitions: int 
     return pd.concat(frames, ignore_index=True)[COLUMNS]
 
 
-def expected_metrics() -> Dict[Tuple[str, int], dict]:
-    """metrics(small_rows()), worked out by hand."""
+def expected_metrics() -> Dict[Tuple[str, int, int], dict]:
+    """metrics(small_rows()), worked out by hand, by (strategy, step, follow-up round).
+
+    Every generation of small_rows() has inputs of its own (fingerprints differ): no follow-ups, and
+    the rounds (``committed_at``) are days 1, 2, 3 for both strategies, so steps are the generations.
+    """
     return {
-        (COOP, 1): dict(groups_rebalanced=1, groups_with_moves=0, partitions=4, new=4, kept=0, moved=0, revoked=0,
+        (COOP, 1, 0): dict(groups_rebalanced=1, follow_ups=0, groups_with_moves=0, partitions=4, new=4, kept=0, moved=0, revoked=0,
                         assigned=0, members_mean=2.0, members_max=2, spread_mean=0.0, spread_max=0),
-        (COOP, 2): dict(groups_rebalanced=1, groups_with_moves=1, partitions=4, new=0, kept=3, moved=0, revoked=1,
+        (COOP, 2, 0): dict(groups_rebalanced=1, follow_ups=0, groups_with_moves=1, partitions=4, new=0, kept=3, moved=0, revoked=1,
                         assigned=0, members_mean=2.0, members_max=2, spread_mean=1.0, spread_max=1),
-        (COOP, 3): dict(groups_rebalanced=2, groups_with_moves=1, partitions=6, new=0, kept=4, moved=0, revoked=1,
+        (COOP, 3, 0): dict(groups_rebalanced=2, follow_ups=0, groups_with_moves=1, partitions=6, new=0, kept=4, moved=0, revoked=1,
                         assigned=1, members_mean=2.5, members_max=3, spread_mean=1.0, spread_max=1),
-        (STICKY, 1): dict(groups_rebalanced=1, groups_with_moves=0, partitions=4, new=4, kept=0, moved=0,
+        (STICKY, 1, 0): dict(groups_rebalanced=1, follow_ups=0, groups_with_moves=0, partitions=4, new=4, kept=0, moved=0,
                           revoked=0, assigned=0, members_mean=2.0, members_max=2, spread_mean=0.0, spread_max=0),
-        (STICKY, 2): dict(groups_rebalanced=2, groups_with_moves=1, partitions=6, new=2, kept=3, moved=1,
+        (STICKY, 2, 0): dict(groups_rebalanced=2, follow_ups=0, groups_with_moves=1, partitions=6, new=2, kept=3, moved=1,
                           revoked=0, assigned=0, members_mean=2.0, members_max=3, spread_mean=0.5, spread_max=1),
     }

@@ -40,9 +40,9 @@ def by_id(root: ET.Element, element_id: str) -> ET.Element:
 
 
 def marks(root: ET.Element, chart_id: str) -> Dict[tuple, float]:
-    """{(strategy, series, generation): value} of a chart's bars and points."""
-    return {(e.get("data-strategy"), e.get("data-series"), int(e.get("data-generation"))): float(e.get("data-value"))
-            for e in by_id(root, chart_id).iter() if e.get("data-generation") is not None}
+    """{(strategy, series, step, follow-up round): value} of a chart's bars and points."""
+    return {(e.get("data-strategy"), e.get("data-series"), int(e.get("data-step")), int(e.get("data-follow-up"))):
+            float(e.get("data-value")) for e in by_id(root, chart_id).iter() if e.get("data-step") is not None}
 
 
 def table_rows(root: ET.Element, table_id: str) -> List[List[str]]:
@@ -53,11 +53,11 @@ def table_rows(root: ET.Element, table_id: str) -> List[List[str]]:
 # ----------------------------------------------------------------- metrics
 def test_metrics_exact_figures():
     m = metrics(small_rows())
-    assert list(zip(m["strategy"], m["generation"])) == list(expected_metrics())
+    assert list(zip(m["strategy"], m["step"], m["follow_up"])) == list(expected_metrics())
     for row in m.to_dict("records"):
-        expected = expected_metrics()[(row["strategy"], row["generation"])]
+        expected = expected_metrics()[(row["strategy"], row["step"], row["follow_up"])]
         assert {k: row[k] for k in expected} == expected
-    assert m.loc[(m["strategy"] == COOP) & (m["generation"] == 3), "committed_at"].item() == \
+    assert m.loc[(m["strategy"] == COOP) & (m["step"] == 3), "committed_at"].item() == \
         pd.Timestamp("2024-05-03 12:00", tz="UTC")
 
 
@@ -172,31 +172,32 @@ def test_page_is_well_formed_and_holds_the_figures(tmp_path):
         svg = by_id(root, chart)
         assert local(svg.tag) == "svg" and "chart" in svg.get("class").split()
     moves = marks(root, "moves-chart")
-    assert moves[(STICKY, "moved", 2)] == 1
-    assert moves[(COOP, "revoked", 2)] == 1 and moves[(COOP, "revoked", 3)] == 1
-    assert moves[(COOP, "assigned", 3)] == 1
-    assert not any(s == STICKY and k in ("revoked", "assigned") for s, k, _ in moves)  # zero: no bar
+    assert moves[(STICKY, "moved", 2, 0)] == 1
+    assert moves[(COOP, "revoked", 2, 0)] == 1 and moves[(COOP, "revoked", 3, 0)] == 1
+    assert moves[(COOP, "assigned", 3, 0)] == 1
+    assert not any(s == STICKY and k in ("revoked", "assigned") for s, k, *_ in moves)  # zero: no bar
     balance = marks(root, "balance-chart")
-    assert balance[(STICKY, "spread_mean", 2)] == 0.5 and balance[(COOP, "spread_max", 3)] == 1
+    assert balance[(STICKY, "spread_mean", 2, 0)] == 0.5 and balance[(COOP, "spread_max", 3, 0)] == 1
     members = marks(root, "members-chart")
-    assert members[(COOP, "members_mean", 3)] == 2.5 and members[(STICKY, "members_max", 2)] == 3
+    assert members[(COOP, "members_mean", 3, 0)] == 2.5 and members[(STICKY, "members_max", 2, 0)] == 3
     groups = marks(root, "groups-chart")
-    assert groups[(COOP, "groups_with_moves", 3)] == 1 and groups[(COOP, "groups_calm", 3)] == 1
+    assert groups[(COOP, "groups_with_moves", 3, 0)] == 1 and groups[(COOP, "groups_calm", 3, 0)] == 1
 
     kpis = {e.get("data-kpi"): "".join(e.itertext()) for e in root.iter() if e.get("data-kpi")}
     assert kpis["Groups"].startswith("4") and kpis["Partitions moved"].startswith("1")
+    assert kpis["Steps"].startswith("3")
     assert kpis["Revoked (pending)"].startswith("2") and kpis["Transfers completed"].startswith("1")
 
     rows = table_rows(root, "groups-table")
     assert [r[:2] for r in rows] == [[COOP, "g1"], [COOP, "g3"], [STICKY, "g1"], [STICKY, "g2"]]
-    assert rows[0][2:11] == ["3", "3", "4", "1", "1", "0", "1", "1", "1"]
+    assert rows[0][2:12] == ["3", "3", "4", "1", "1", "0", "1", "1", "1", "0"]  # ..., movement, follow-ups
     compare = {r[0]: r[1:] for r in table_rows(root, "compare-table")}
     assert compare["Partitions moved or revoked"] == ["2", "1"]  # cooperative-sticky first
     best = [[td.get("class") for td in tr][1:] for tr in by_id(root, "compare-table").iter() if local(tr.tag) == "tr"]
     assert best[1] == ["num", "num best"]  # sticky moved fewer partitions: starred
     assert compare["Transfers completed (assigned)"] == ["1", "0"]
     per_gen = table_rows(root, "generations-table")
-    assert len(per_gen) == 5 and per_gen[2][:10] == [COOP, "3", "2", "1", "6", "0", "4", "0", "1", "1"]
+    assert len(per_gen) == 5 and per_gen[2][:11] == [COOP, "3", "2", "0", "1", "6", "0", "4", "0", "1", "1"]
 
 
 def test_member_tables_show_latest_assignment():
@@ -224,7 +225,7 @@ def test_single_strategy_single_generation_has_no_comparison():
     root = parse(render_html(one))
     ids = {e.get("id") for e in root.iter()}
     assert set(CHARTS) <= ids and "compare-chart" not in ids and "compare-table" not in ids
-    assert marks(root, "balance-chart") == {(STICKY, "spread_mean", 1): 0, (STICKY, "spread_max", 1): 0}
+    assert marks(root, "balance-chart") == {(STICKY, "spread_mean", 1, 0): 0, (STICKY, "spread_max", 1, 0): 0}
     assert any(local(e.tag) == "text" and e.get("class") == "empty-note" for e in by_id(root, "moves-chart").iter())
 
 
@@ -253,7 +254,7 @@ def test_large_fleet_is_aggregated_and_small():
     assert len(table_rows(root, "groups-table")) == 20
     assert sum(1 for e in root.iter() if local(e.tag) == "details" and "group" in e.get("class", "")) == 20
     m = metrics(fleet)
-    assert m.loc[m["generation"] == 1, "groups_rebalanced"].tolist() == [10_000, 10_000]
+    assert m.loc[m["step"] == 1, "groups_rebalanced"].tolist() == [10_000, 10_000]
     assert int(m["partitions"].sum()) == len(fleet)
 
 
