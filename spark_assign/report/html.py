@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 import pandas as pd
 
 from ..errors import InvalidInputError
+from ..progress import Stages
 from .charts import COMPARISONS, compare_figure, overview_figures, slots_of, sparkline, strategy_totals
 from .data import KEY
 from .legend import FIGURE_MEANINGS, STATUS_MEANINGS, step_label
@@ -27,6 +28,8 @@ from .theme import CSS, SCRIPT, strategy_colours
 __all__ = ["render_html", "DEFAULT_TITLE"]
 
 DEFAULT_TITLE = "Consumer group assignments"
+#: The stages a report's progress bar names (see :mod:`spark_assign.progress`).
+REPORT_STAGES = ("figures", "charts", "tables", "write")
 _ASSIGNMENT_CHARS = 240
 
 
@@ -248,7 +251,17 @@ def render_html(rows: Any, title: str = DEFAULT_TITLE, path: Optional[Union[str,
             raise InvalidInputError(f"{name} must be a positive integer, got {value!r}", column=name)
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise InvalidInputError(f"path must be a string or path, got {type(path).__name__}", column="path")
-    figures = Figures(rows, members)
+    with Stages("report", REPORT_STAGES) as stages:          # a bar on a terminal only
+        stages.next("figures")
+        page = _render(Figures(rows, members), title, top, max_members, stages)
+        stages.next("write")
+        if path is not None:
+            Path(path).write_text(page, encoding="utf-8")
+    return page
+
+
+def _render(figures: Figures, title: str, top: int, max_members: int, stages: Stages) -> str:
+    """The page of :func:`render_html`, section by section."""
     df = figures.rows
     if df.empty:
         body = (f'<header id="summary"><h1>{escape(title)}</h1><p class="sub">No state rows.</p></header>'
@@ -256,6 +269,7 @@ def render_html(rows: Any, title: str = DEFAULT_TITLE, path: Optional[Union[str,
                 "are empty: no consumer group has been rebalanced yet, or the filter matched nothing.</p></div>")
     else:
         gm, m, summary = figures.per_group, figures.per_step, figures.summary
+        stages.next("charts")
         colours = strategy_colours(df["strategy"].unique())
         shown = summary.head(top)
         latest = figures.latest(list(zip(shown["strategy"], shown["group_id"])))
@@ -264,10 +278,8 @@ def render_html(rows: Any, title: str = DEFAULT_TITLE, path: Optional[Union[str,
                  + "".join(overview_figures(m, colours)) + f"</div>{_status_legend()}</section>"]
         if len(colours) > 1:
             parts.append(_comparison(strategy_totals(m, gm), colours))
+        stages.next("tables")
         parts += [_groups(summary, gm, colours, top), _assignments(latest, shown, colours, max_members),
                   _generations(m, colours)]
         body = "".join(parts)
-    page = _page(title, body)
-    if path is not None:
-        Path(path).write_text(page, encoding="utf-8")
-    return page
+    return _page(title, body)

@@ -352,3 +352,11 @@ def test_the_browser_harness_sees_console_errors(browser, tmp_path):
     new = browser.errors[before:]
     assert any("boom" in e for e in new) and any("notDefined" in e for e in new), new
     del browser.errors[before:]
+
+
+def test_writing_a_report_shows_its_stages_when_progress_is_asked_for(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SPARK_ASSIGN_PROGRESS", "1")
+    render_html(small_rows(), path=tmp_path / "r.html")
+    shown = capsys.readouterr().err
+    assert all(stage in shown for stage in ("figures", "charts", "tables", "write")), shown
+    assert (tmp_path / "r.html").stat().st_size > 0
