@@ -29,6 +29,7 @@ from .producer import (RoundRobinPartitioner, StickyBatches, StickyPartitioner, 
                        sticky_batches, sticky_partitions)
 from .registry import Strategy, get_strategy, register_strategy, strategy_names
 from .replica_model import RACK_AWARE_MODES, Broker, ReplicaPlacement
+from .replica_sticky import ReplicaReassignment, moves_lower_bound
 from .replicas import ReplicaMethod, get_replica_method, place_replicas, register_replica_method, replica_method_names
 from .result import STATUS_NAMES, AssignmentResult
 
@@ -58,6 +59,8 @@ __all__ = [
     "get_replica_method",
     "register_replica_method",
     "replica_method_names",
+    "ReplicaReassignment",
+    "moves_lower_bound",
     "round_robin_partitions",
     "RoundRobinPartitioner",
     "sticky_batches",

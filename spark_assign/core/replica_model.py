@@ -169,6 +169,8 @@ class PlacementRequest:
 
     ``seed`` is concrete: :func:`~spark_assign.core.place_replicas` draws one when the caller
     gave None. ``rack_aware`` is one of :data:`RACK_AWARE_MODES`, or None for the method's own rule.
+    ``previous`` is the current placement for methods that reassign (``sticky``): an ``int64``
+    array, one row per partition, broker ids with ``-1`` padding short rows; None otherwise.
     """
 
     brokers: Tuple[Broker, ...]
@@ -178,6 +180,7 @@ class PlacementRequest:
     start_partition: int
     seed: int
     rack_aware: Optional[str]
+    previous: Optional[np.ndarray] = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -5,7 +5,8 @@ plus the Kafka class it follows. Names: ``admin-utils``
 (``org.apache.kafka.admin.AdminUtils``, what ``kafka-reassign-partitions
 --generate`` and ZooKeeper-mode topic creation run) and ``striped``
 (``org.apache.kafka.metadata.placement.StripedReplicaPlacer``, what a KRaft
-controller runs on topic creation).
+controller runs on topic creation), and ``sticky`` (ours: a reassignment of a
+``previous=`` placement that moves few replicas; Kafka has no such tool).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from .replica_model import (
     check_count,
     check_seed,
 )
+from .replica_sticky import check_previous, place_sticky, reassignment
 from .replica_striped import place_striped
 
 __all__ = ["ReplicaMethod", "place_replicas", "get_replica_method", "register_replica_method",
@@ -39,12 +41,14 @@ class ReplicaMethod:
     """A named replica placement method.
 
     ``run`` returns the ``(partitions, replication_factor)`` array of broker ids and the
-    ``java.util.Random`` seed it drew from (None when it drew nothing).
+    ``java.util.Random`` seed it drew from (None when it drew nothing). ``needs_previous``:
+    the method reassigns the current placement (``previous=`` required), others refuse one.
     """
 
     name: str
     run: Callable[[PlacementRequest], Tuple[np.ndarray, Optional[int]]]
     kafka_class: str = ""
+    needs_previous: bool = False
 
 
 _METHODS: Dict[str, ReplicaMethod] = {}
@@ -79,6 +83,7 @@ def place_replicas(
     start_partition: int = 0,
     seed: Optional[int] = None,
     rack_aware: Optional[str] = None,
+    previous: object = None,
 ) -> ReplicaPlacement:
     """Place the replicas of ``partitions`` new partitions on ``brokers``, as Kafka's ``method`` would.
 
@@ -114,13 +119,21 @@ def place_replicas(
     rack_aware:
         ``admin-utils``: Kafka's ``RackAwareMode``, ``"enforced"`` (the default: all brokers have a
         rack or none does, else an error), ``"safe"`` (racks only when all have one) or
-        ``"disabled"``. ``striped``: None (racks as given) or ``"disabled"``.
+        ``"disabled"``. ``striped``: None (racks as given) or ``"disabled"``. ``sticky``: as
+        ``admin-utils``.
+    previous:
+        ``sticky`` only, and required there: the current placement of the ``partitions``
+        partitions (from ``start_partition`` on), a :class:`ReplicaPlacement`, a
+        ``(partitions, RF_old)`` integer array or a list of replica lists, leader first.
+        Brokers in it that are missing from ``brokers`` (or fenced) are moved off.
 
     Returns
     -------
     ReplicaPlacement
         ``.broker_ids`` (an ``int32`` array, one row per partition, leader first), ``.replicas``
-        (lists), ``.partitions`` (ids), ``.seed``, and per-broker counts.
+        (lists), ``.partitions`` (ids), ``.seed``, and per-broker counts. With ``previous``, a
+        :class:`~spark_assign.core.replica_sticky.ReplicaReassignment` that also reports, per
+        partition, replicas ``kept`` and ``moved`` and ``leader_changed``.
     """
     chosen = get_replica_method(method)
     checked = check_brokers(brokers)
@@ -135,16 +148,25 @@ def place_replicas(
         raise InvalidInputError(f"rack_aware must be one of {', '.join(RACK_AWARE_MODES)} or None, got {rack_aware!r}",
                                 column="rack_aware", rows=[rack_aware])
     given = check_seed(seed)
+    if chosen.needs_previous and previous is None:
+        raise InvalidInputError(f"the {chosen.name} method reassigns an existing placement: pass previous= "
+                                "(the current replicas of every partition)", column="previous")
+    if previous is not None and not chosen.needs_previous:
+        raise InvalidInputError(f"previous= is for the sticky method; {chosen.name} places new partitions "
+                                "from scratch", column="previous", rows=[chosen.name])
+    before = None if previous is None else check_previous(previous, count, start)
     request = PlacementRequest(checked, count, rf, fixed, start, secrets.randbits(48) if given is None else given,
-                               rack_aware)
+                               rack_aware, before)
     broker_ids, used = chosen.run(request)
     ids = np.arange(start, start + count, dtype=np.int32)
-    return ReplicaPlacement(chosen.name, checked, ids, broker_ids, used)
+    placed = ReplicaPlacement(chosen.name, checked, ids, broker_ids, used)
+    return placed if before is None else reassignment(placed, before, rack_aware)
 
 
 for _m in (
     ReplicaMethod("admin-utils", place_admin_utils, kafka_class="org.apache.kafka.admin.AdminUtils"),
     ReplicaMethod("striped", place_striped,
                   kafka_class="org.apache.kafka.metadata.placement.StripedReplicaPlacer"),
+    ReplicaMethod("sticky", place_sticky, needs_previous=True),
 ):
     register_replica_method(_m)

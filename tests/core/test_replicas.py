@@ -30,11 +30,11 @@ def test_the_example_of_the_brief():
 
 
 def test_method_names_and_unknown_names():
-    assert {"admin-utils", "striped"} <= set(replica_method_names())      # a test below registers one more
+    assert {"admin-utils", "sticky", "striped"} <= set(replica_method_names())   # a test below registers one more
     assert get_replica_method("striped").kafka_class.endswith("StripedReplicaPlacer")
-    with pytest.raises(UnknownStrategyError, match="unknown replica placement method 'sticky'; valid replica "
-                                                   "placement methods are: admin-utils, striped"):
-        place_replicas(BROKERS, 1, 1, method="sticky")
+    with pytest.raises(UnknownStrategyError, match="unknown replica placement method 'zk'; valid replica "
+                                                   "placement methods are: admin-utils, sticky, striped"):
+        place_replicas(BROKERS, 1, 1, method="zk")
     with pytest.raises(UnknownStrategyError):
         place_replicas(BROKERS, 1, 1, method=None)
 

@@ -1,0 +1,753 @@
+"""``sticky`` replica reassignment: a new placement from a ``previous`` one, moving few replicas.
+
+What none of Kafka's tools offers: ``kafka-reassign-partitions --generate`` places
+every partition from scratch on the new broker list (``AdminUtils``), moving most
+replicas. Given the current placement and a changed cluster (brokers added,
+removed or fenced, racks changed) or a changed replication factor, ``sticky``
+computes a placement that is
+
+* valid: a partition's replicas are distinct unfenced brokers of the new list;
+* rack-distinct wherever the racks allow: with ``R`` racks (every usable broker
+  racked) a partition's replicas span ``min(RF, R)`` racks: at most one per rack
+  when ``RF <= R``; otherwise one on every rack and at most ``RF - R + 1`` on one
+  (no racks, or ``rack_aware`` 'safe'/'disabled' on partly racked brokers: one rack);
+* balanced: per-broker replica targets come from water-filling (below); leaders
+  are then balanced to ``P // N`` or ``P // N + 1`` per broker where the replica
+  sets allow (they always did on our random tests);
+* sticky: it keeps every replica it can and moves the fewest its greedy finds
+  (see :func:`moves_lower_bound`; on random changes never more than the bound
+  when no rack constrains, see docs/replicas.md for the factor with racks).
+
+Targets. Rack ``r`` with ``s_r`` usable brokers may hold, per partition, between
+``lo_r`` and ``hi_r`` replicas (``0..1`` when ``RF <= R``; ``1..min(s_r, RF - R + 1)``
+otherwise), so ``P lo_r <= total_r <= P hi_r``. Water-filling finds the level
+``L`` with ``sum_r s_r clip(L, P lo_r / s_r, P hi_r / s_r) == P RF``; each rack's
+integer total is the floor or ceiling of ``s_r clip(...)`` and is split over its
+brokers as evenly as integers allow, the ``+1`` going to the brokers holding
+the most replicas now. Without racks, or with racks of equal size, every broker
+gets ``floor(P RF / N)`` or one more (max - min <= 1). With uneven racks a small
+rack's brokers may have to carry more (a big rack's fewer): the targets are
+then the most even counts rack-distinctness allows, never less even than any
+rack-distinct placement, Kafka's from-scratch ``AdminUtils`` included.
+
+Algorithm, on dense broker numbers ``0..N-1`` (usable brokers, ascending id):
+
+1. keep every previous replica on a usable broker; while a partition breaks the
+   rack rules or holds more than ``RF`` replicas, drop one: a replica on an
+   over-full rack first, then a follower before the leader, a rack's second
+   replica before its only one, the most overloaded broker first (vectorized,
+   one drop per bad partition per pass, at most ``RF_old`` passes);
+2. brokers above their target shed the excess: followers first, in partitions
+   whose hole a broker short of its target can fill (vectorized);
+3. holes are filled one partition at a time by the broker furthest below its
+   target that the partition accepts (a heap; uncovered racks first when a
+   partition has no slack). A hole left (every short broker already in the
+   partition, or on a full rack) is repaired by a swap: a replica ``y`` of
+   another partition ``q`` moves into the hole and the short broker takes ``y``'s
+   place in ``q`` (one move more than the bound);
+4. preferred leaders: the previous leader stays first when it is kept; then
+   leaders move within partitions (reordering, no data movement) from brokers
+   above ``P // N (+1)`` to brokers below: direct swaps in vectorized rounds, then
+   shortest augmenting paths (breadth-first, backwards from the brokers leading too few).
+
+Limits: the fill and repair steps loop in Python over partitions with holes,
+so time grows with the replicas moved (a million moves take seconds); step 1
+and the leader rounds are NumPy over all partitions.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from functools import cached_property
+from numbers import Integral
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..errors import InvalidInputError
+from .replica_admin import admin_brokers
+from .replica_model import INT_MAX, Broker, PlacementRequest, ReplicaPlacement, check_brokers, check_count
+
+__all__ = ["ReplicaReassignment", "check_previous", "moves_lower_bound", "place_sticky", "reassignment"]
+
+
+def _empty_previous() -> np.ndarray:
+    return np.empty((0, 0), dtype=np.int64)
+
+
+def check_previous(previous: object, partitions: int, start_partition: int = 0) -> np.ndarray:
+    """``previous`` (the current placement) as an ``int64`` array of broker ids, one row per
+    partition, ``-1`` padding rows shorter than the longest; errors name ``previous`` and the
+    partition ids at fault.
+
+    Example::
+
+        check_previous([[1, 2], [2]], partitions=2).tolist() == [[1, 2], [2, -1]]
+
+    Parameters
+    ----------
+    previous:
+        A :class:`ReplicaPlacement`, a 2-D integer array ``(partitions, RF_old)``, or a
+        sequence of replica lists (leader first; lengths may differ, an empty list is a
+        partition without replicas, e.g. one being added).
+    partitions:
+        How many partitions the placement must have (rows).
+    start_partition:
+        The id of the first row's partition, for the messages.
+    """
+    def fail(problem: str, rows: Sequence[object]) -> InvalidInputError:
+        return InvalidInputError(problem, column="previous", rows=list(rows))
+
+    if isinstance(previous, ReplicaPlacement):
+        previous = previous.broker_ids
+    if isinstance(previous, np.ndarray) and previous.dtype.kind in "iu":
+        if previous.ndim != 2:
+            raise fail(f"previous must be a 2-D array (partitions, replicas), got shape {previous.shape}",
+                       [previous.shape])
+        if previous.size and previous.dtype.kind == "u" and int(previous.max()) > INT_MAX:
+            bad = np.flatnonzero((previous > INT_MAX).any(axis=1)) + start_partition
+            raise fail(f"previous: broker ids must be between 0 and {INT_MAX}", bad.tolist())
+        arr = previous.astype(np.int64)
+        outside = (arr < 0) | (arr > INT_MAX)
+        if outside.any():
+            bad = np.flatnonzero(outside.any(axis=1)) + start_partition
+            raise fail(f"previous: broker ids must be between 0 and {INT_MAX}, e.g. "
+                       f"{int(arr[outside][0])}", bad.tolist())
+    else:
+        if isinstance(previous, (str, bytes, dict)) or not isinstance(previous, (Sequence, np.ndarray)):
+            raise fail("previous must be a ReplicaPlacement, a 2-D integer array or a list of replica "
+                       f"lists, got {type(previous).__name__}", [])
+        rows = list(previous)
+        not_lists = [start_partition + i for i, r in enumerate(rows)
+                     if isinstance(r, (str, bytes, dict)) or not isinstance(r, (Sequence, np.ndarray))]
+        if not_lists:
+            raise fail("previous: every partition needs a list of broker ids", not_lists)
+        bad_ids = [start_partition + i for i, r in enumerate(rows)
+                   if not all(isinstance(b, Integral) and not isinstance(b, (bool, np.bool_))
+                              and 0 <= int(b) <= INT_MAX for b in r)]
+        if bad_ids:
+            raise fail(f"previous: broker ids must be integers between 0 and {INT_MAX}", bad_ids)
+        width = max((len(r) for r in rows), default=0)
+        arr = np.full((len(rows), width), -1, dtype=np.int64)
+        for i, r in enumerate(rows):
+            arr[i, :len(r)] = [int(b) for b in r]
+    if arr.shape[0] != partitions:
+        raise fail(f"previous has {arr.shape[0]} partitions but partitions={partitions}", [arr.shape[0]])
+    if arr.shape[1] > 1:
+        ordered = np.sort(arr, axis=1)
+        twice = ((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] >= 0)).any(axis=1)
+        if twice.any():
+            raise fail("previous: a partition lists the same broker twice", (np.flatnonzero(twice) + start_partition)
+                       .tolist())
+    return arr
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """The usable brokers, dense: ``ids[i]`` is broker ``i``'s id, ``rack_of[i]`` its rack number;
+    per rack: ``sizes`` (brokers), ``lo``/``hi`` (replicas one partition may put there)."""
+
+    ids: np.ndarray
+    rack_of: np.ndarray
+    sizes: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+
+    @property
+    def racks(self) -> int:
+        return len(self.sizes)
+
+    @property
+    def spread(self) -> bool:
+        """True when every rack must hold a replica of every partition (``RF > R``)."""
+        return bool(self.lo[0] > 0)
+
+
+def _layout(brokers: Sequence[Broker], rf: int, rack_aware: Optional[str]) -> _Layout:
+    ids, racks = admin_brokers(brokers, rack_aware)
+    n = len(ids)
+    if rf > n:
+        fenced = sum(b.fenced for b in brokers)
+        raise InvalidInputError(f"replication factor {rf} is larger than the {n} available brokers"
+                                + (f" ({fenced} fenced brokers left out)" if fenced else ""),
+                                column="replication_factor", rows=[rf])
+    if racks is None:
+        rack_of = np.zeros(n, dtype=np.int64)
+    else:
+        codes = {name: i for i, name in enumerate(sorted(set(racks)))}
+        rack_of = np.array([codes[r] for r in racks], dtype=np.int64)
+    sizes = np.bincount(rack_of, minlength=1).astype(np.int64)
+    count = len(sizes)
+    if rf <= count:
+        lo, hi = np.zeros(count, dtype=np.int64), np.ones(count, dtype=np.int64)
+    else:
+        lo, hi = np.ones(count, dtype=np.int64), np.minimum(sizes, rf - count + 1)
+    return _Layout(np.asarray(ids, dtype=np.int64), rack_of, sizes, lo, hi)
+
+
+def _dense(previous: np.ndarray, layout: _Layout) -> np.ndarray:
+    """``previous`` with ids replaced by dense broker numbers; -1 for padding and for brokers
+    no longer usable (removed or fenced)."""
+    if layout.ids.size == 0 or previous.size == 0:
+        return np.full(previous.shape, -1, dtype=np.int64)
+    at = np.minimum(np.searchsorted(layout.ids, previous), len(layout.ids) - 1)
+    return np.where(layout.ids[at] == previous, at, -1)
+
+
+def _targets(layout: _Layout, partitions: int, rf: int, weight: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Per-broker replica targets (summing to ``partitions * rf``) and each broker's real level
+    (its target is the floor or the ceiling); see the module docstring. The ceilings go to the
+    brokers holding the most ``weight``, within what each rack may hold."""
+    s, total = layout.sizes.astype(np.float64), partitions * rf
+    low, high = partitions * layout.lo, partitions * layout.hi
+    a, b = low / s, high / s
+    lo_level, hi_level = 0.0, float(partitions)
+    for _ in range(100):                          # f(L) = sum s clip(L, a, b) is increasing
+        mid = (lo_level + hi_level) / 2
+        if float((s * np.clip(mid, a, b)).sum()) < total:
+            lo_level = mid
+        else:
+            hi_level = mid
+    level = np.clip(hi_level, a, b)
+    floor = np.floor(level + 1e-6).astype(np.int64)
+    ceil = np.maximum(np.ceil(level - 1e-6).astype(np.int64), floor)
+    sizes = layout.sizes
+    need = np.maximum(low - sizes * floor, 0)            # ceilings a rack must take, may take
+    room = np.minimum(high, sizes * ceil) - sizes * floor
+    target = floor[layout.rack_of].copy()
+    order = np.lexsort((np.arange(len(layout.ids)), -(weight - target)))
+    left = total - int(target.sum())
+    racks, taken = layout.rack_of.tolist(), [0] * layout.racks
+    for first_pass in (True, False):
+        for i in order.tolist():
+            r = racks[i]
+            if left and target[i] < ceil[r] and taken[r] < (need[r] if first_pass else room[r]):
+                target[i] += 1
+                taken[r] += 1
+                left -= 1
+    for i in order.tolist():                      # float slack only; never met on our tests
+        if left and target[i] < partitions:
+            target[i] += 1
+            left -= 1
+    return target, level[layout.rack_of]
+
+
+def _rack_counts(m: np.ndarray, rack_of: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For a matrix of dense brokers (-1 empty): the valid mask, each cell's rack (-1 empty) and
+    how many cells of its row share its rack (0 for empty cells)."""
+    valid = m >= 0
+    rk = np.where(valid, rack_of[np.maximum(m, 0)], -1)
+    cnt = np.zeros(m.shape, dtype=np.int64)
+    for j in range(m.shape[1]):
+        cnt[:, j] = ((rk == rk[:, j:j + 1]) & valid).sum(axis=1)
+    cnt[~valid] = 0
+    return valid, rk, cnt
+
+
+def _drop_invalid(m: np.ndarray, layout: _Layout, rf: int, target: np.ndarray) -> None:
+    """Step 1, in place: drop replicas until every row keeps at most ``rf``, within the rack
+    limits, with room left for the racks it must still cover."""
+    n, cols = len(layout.ids), np.arange(m.shape[1])
+    while True:
+        valid, rk, cnt = _rack_counts(m, layout.rack_of)
+        rack = np.maximum(rk, 0)
+        over_cap = valid & (cnt > layout.hi[rack])
+        kept = valid.sum(axis=1)
+        if layout.spread:
+            covered = np.rint((valid / np.maximum(cnt, 1)).sum(axis=1)).astype(np.int64)
+            need = kept + layout.racks - covered > rf
+        else:
+            need = kept > rf
+        bad = np.flatnonzero(over_cap.any(axis=1) | need)
+        if not bad.size:
+            return
+        load = np.bincount(m[valid], minlength=n) - target
+        capped = over_cap[bad].any(axis=1)
+        cand = np.where(capped[:, None], over_cap[bad], valid[bad] & (cnt[bad] > layout.lo[rack[bad]]))
+        sub = np.maximum(m[bad], 0)
+        excess = np.clip(load[sub], -(1 << 31), (1 << 31) - 1) + (1 << 31)
+        score = (((load[sub] > 0).astype(np.int64) << 46) | ((cols > 0).astype(np.int64) << 45)
+                 | (np.minimum(cnt[bad], 255) << 37) | (excess << 4) | np.minimum(cols, 15))
+        pick = np.where(cand, score, -1).argmax(axis=1)
+        chosen = sub[np.arange(len(bad)), pick]
+        over = load[chosen]
+        if (over > 0).any():                      # drops from brokers above target, at most their excess
+            ok = np.flatnonzero(over > 0)
+            ok = ok[_group_rank(chosen[ok]) < over[ok]]
+        else:                                     # every candidate is at or below target: spread the cost
+            ok = np.flatnonzero(_group_rank(chosen) <= len(bad) // n)
+        m[bad[ok], pick[ok]] = -1
+
+
+def _group_rank(keys: np.ndarray) -> np.ndarray:
+    """Each element's rank among the elements with the same key, in array order."""
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    sizes = np.diff(np.r_[starts, len(keys)])
+    rank = np.empty(len(keys), dtype=np.int64)
+    rank[order] = np.arange(len(keys)) - np.repeat(starts, sizes)
+    return rank
+
+
+def _shed(m: np.ndarray, prev: np.ndarray, layout: _Layout, target: np.ndarray) -> None:
+    """Step 2, in place: every broker above its target drops the excess, preferably where a
+    short broker held a replica in ``prev`` (step 1 dropped it: taking it back is free)."""
+    n = len(layout.ids)
+    valid, rk, cnt = _rack_counts(m, layout.rack_of)
+    over = np.bincount(m[valid], minlength=n) - target
+    if not (over > 0).any():
+        return
+    rows, cols = np.nonzero(valid & (over[np.maximum(m, 0)] > 0))
+    broker = m[rows, cols]
+    rack = layout.rack_of[broker]
+    keeps_cover = cnt[rows, cols] > layout.lo[rack]
+    short_rack = np.bincount(layout.rack_of, weights=np.maximum(-over, 0), minlength=layout.racks) > 0
+    if layout.racks <= 64:                        # the hole can be filled by a short broker's rack
+        in_row = np.zeros((len(rows), layout.racks), dtype=np.int64)
+        sub = rk[rows]
+        for j in range(m.shape[1]):
+            np.add.at(in_row, (np.arange(len(rows))[sub[:, j] >= 0], sub[sub[:, j] >= 0, j]), 1)
+        in_row[np.arange(len(rows)), rack] -= 1
+        fillable = (short_rack[None, :] & (in_row < layout.hi[None, :])).any(axis=1)
+    else:
+        fillable = np.ones(len(rows), dtype=bool)
+    # a different pseudo-random order per broker, so brokers seldom pick the same rows
+    spread = ((rows.astype(np.uint64) + broker.astype(np.uint64) * np.uint64(40503)) * np.uint64(2654435761)) \
+        % np.uint64(1 << 32)
+    short = np.maximum(-over, 0) > 0
+    gone = (prev[rows] >= 0) & ~(prev[rows][:, :, None] == m[rows][:, None, :]).any(axis=2)
+    readd = (gone & short[np.maximum(prev[rows], 0)]).any(axis=1)
+    order = np.lexsort((spread, ~keeps_cover, cols == 0, ~fillable, ~readd, broker))
+    rows, cols, broker = rows[order], cols[order], broker[order]
+    need = np.maximum(over, 0)
+    holed: np.ndarray = np.asarray((~valid).any(axis=1))   # one hole per row first: a short broker fills one only
+    taken = np.zeros(len(rows), dtype=bool)
+    strict = True
+    while need.any():
+        free = np.flatnonzero(~taken & ~holed[rows]) if strict else np.flatnonzero(~taken)
+        pick = free[_group_rank(broker[free]) < need[broker[free]]]
+        if strict:
+            pick = pick[_group_rank(rows[pick]) == 0]
+        if not pick.size:
+            if not strict:
+                break
+            strict = False                        # no row without a hole left for some broker
+            continue
+        taken[pick] = True
+        holed[rows[pick]] = True
+        need -= np.bincount(broker[pick], minlength=n)
+    m[rows[taken], cols[taken]] = -1
+
+
+class _Short:
+    """Brokers below their target, the furthest below first (a heap with lazy deletion)."""
+
+    def __init__(self, deficit: np.ndarray) -> None:
+        self.deficit = deficit.astype(np.int64).tolist()
+        self.heap = [(-d, b) for b, d in enumerate(self.deficit) if d > 0]
+        heapq.heapify(self.heap)
+
+    def pop(self, accepts) -> int:                # type: ignore[no-untyped-def]
+        """The furthest-below broker ``accepts(b)`` takes (its deficit decremented), or -1."""
+        aside = []
+        found = -1
+        while self.heap:
+            d, b = heapq.heappop(self.heap)
+            if -d != self.deficit[b]:
+                continue                              # stale entry
+            if accepts(b):
+                found = b
+                break
+            aside.append((d, b))
+        for item in aside:
+            heapq.heappush(self.heap, item)
+        if found >= 0:
+            self.take(found)
+        return found
+
+    def take(self, b: int) -> None:
+        self.deficit[b] -= 1
+        if self.deficit[b] > 0:
+            heapq.heappush(self.heap, (-self.deficit[b], b))
+
+    def short(self) -> List[int]:
+        return [b for b, d in enumerate(self.deficit) if d > 0]
+
+
+def _accepts(row: List[int], rack_of: List[int], layout: _Layout, hi: List[int]):  # type: ignore[no-untyped-def]
+    """A test ``b -> bool``: may broker ``b`` fill one hole of ``row`` (a list of dense
+    brokers, -1 holes) without breaking the rack rules?"""
+    counts: Dict[int, int] = {}
+    for b in row:
+        if b >= 0:
+            counts[rack_of[b]] = counts.get(rack_of[b], 0) + 1
+    members = set(row)
+    no_slack = layout.spread and row.count(-1) <= layout.racks - len(counts)
+
+    def accepts(b: int) -> bool:
+        if b in members:
+            return False
+        c = counts.get(rack_of[b], 0)
+        return c < hi[rack_of[b]] and not (no_slack and c > 0)
+    return accepts
+
+
+def _fill(m: np.ndarray, prev: np.ndarray, layout: _Layout, target: np.ndarray) -> None:
+    """Step 3, in place: fill every hole, repairing the ones the greedy leaves (see module doc).
+    A short broker that held a replica of the row in ``prev`` first: taking it back is free."""
+    n = len(layout.ids)
+    valid = m >= 0
+    short = _Short(target - np.bincount(m[valid], minlength=n))
+    rack_of, hi = layout.rack_of.tolist(), layout.hi.tolist()
+    hole_rows = np.flatnonzero((~valid).any(axis=1))
+    rows = m[hole_rows].tolist()
+    before = prev[hole_rows].tolist()
+    left: List[Tuple[int, int]] = []
+    for row, p, old in zip(rows, hole_rows.tolist(), before):
+        for j in range(len(row)):
+            if row[j] < 0:
+                accepts = _accepts(row, rack_of, layout, hi)
+                back = [b for b in old if b >= 0 and short.deficit[b] > 0 and accepts(b)]
+                if back:
+                    b = max(back, key=lambda x: short.deficit[x])
+                    short.take(b)
+                else:
+                    b = short.pop(accepts)
+                if b < 0:
+                    left.append((p, j))
+                else:
+                    row[j] = b
+    fresh = ~valid
+    if len(hole_rows):
+        m[hole_rows] = np.array(rows, dtype=np.int64).reshape(len(hole_rows), m.shape[1])
+    for p, j in left:
+        row = m[p].tolist()
+        b = short.pop(_accepts(row, rack_of, layout, hi))
+        if b < 0:
+            b = _repair(m, p, layout, short, fresh)
+        m[p, j] = b
+
+
+def _repair(m: np.ndarray, p: int, layout: _Layout, short: _Short, fresh: np.ndarray) -> int:
+    """A broker for the hole of partition ``p`` that no short broker can fill: the replica ``y``
+    of some full partition ``q`` whose place a short broker ``b`` can take (``q``: ``y -> b``).
+    A ``y`` placed by this fill (``fresh``) first: that swap moves nothing more, another costs
+    one move. Without such a swap, the acceptable broker with the fewest replicas (balance
+    gives way)."""
+    rack_of, hi = layout.rack_of.tolist(), layout.hi.tolist()
+    accepts = _accepts(m[p].tolist(), rack_of, layout, hi)
+    ok_in_p = np.array([accepts(y) for y in range(len(layout.ids))], dtype=bool)
+    full = ~(m < 0).any(axis=1)
+    valid, rk, cnt = _rack_counts(m, layout.rack_of)
+    for b in short.short():
+        rb = rack_of[b]
+        cand = full & ~(m == b).any(axis=1)
+        same = (rk == rb).sum(axis=1)
+        y_rack = rk
+        after = same[:, None] - (y_rack == rb)
+        fits = cand[:, None] & ok_in_p[np.maximum(m, 0)] & valid & (after < hi[rb])
+        if layout.spread:
+            fits &= (cnt >= 2) | (y_rack == rb)
+        fits[:, 0] &= ~fits[:, 1:].any(axis=1)       # a follower rather than the leader
+        hit = np.argwhere(fits & fresh)
+        if not len(hit):
+            hit = np.argwhere(fits)
+        if len(hit):
+            q, c = int(hit[0, 0]), int(hit[0, 1])
+            y = int(m[q, c])
+            m[q, c] = b
+            short.take(b)
+            return y
+    counts = np.bincount(m[m >= 0], minlength=len(layout.ids))
+    return int(np.where(ok_in_p, counts, np.iinfo(np.int64).max).argmin())
+
+
+def _leaders(m: np.ndarray, previous_leader: np.ndarray, n: int) -> None:
+    """Step 4, in place: order each row leader first (previous leader kept where present),
+    then move leaderships within rows until every broker leads ``P // n`` or one more."""
+    parts, rf = m.shape
+    if parts == 0:
+        return
+    rows = np.arange(parts)
+    is_prev = (m == previous_leader[:, None]) & (previous_leader[:, None] >= 0)
+    has = is_prev.any(axis=1)
+    pos = is_prev.argmax(axis=1)
+    _swap(m, rows[has], pos[has])
+    counts = np.bincount(m[has, 0], minlength=n)
+    order = np.lexsort((np.arange(n), -counts))
+    goal = np.full(n, parts // n, dtype=np.int64)
+    goal[order[:parts % n]] += 1
+    lost = np.flatnonzero(~has)
+    while len(lost):                                      # new leaders: the replica furthest below its goal
+        under = goal - counts
+        col = under[m[lost]].argmax(axis=1)
+        best = m[lost, col]
+        fits = _group_rank(best) < under[best]
+        if not fits.any():
+            fits[:] = True
+        _swap(m, lost[fits], col[fits])
+        counts += np.bincount(best[fits], minlength=n)
+        lost = lost[~fits]
+    if rf == 1:
+        return
+    for _ in range(64):                                   # direct swaps, vectorized rounds
+        counts = np.bincount(m[:, 0], minlength=n)
+        over, under = counts - goal, goal - counts
+        rows = np.flatnonzero(over[m[:, 0]] > 0)
+        if not rows.size or not (under > 0).any():
+            return
+        sub = m[rows]
+        score = np.where(under[sub] > 0, under[sub], 0)
+        score[:, 0] = 0
+        col = score.argmax(axis=1)
+        ok = score[np.arange(len(rows)), col] > 0
+        rows, col, sub = rows[ok], col[ok], sub[ok]
+        u, v = sub[:, 0], sub[np.arange(len(rows)), col]
+        keep = _group_rank(u) < over[u]
+        rows, col, v = rows[keep], col[keep], v[keep]
+        keep = _group_rank(v) < under[v]
+        if not keep.any():
+            break
+        _swap(m, rows[keep], col[keep])
+    while _augment(m, goal, n):
+        pass
+
+
+def _swap(m: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
+    first = m[rows, 0].copy()
+    m[rows, 0] = m[rows, cols]
+    m[rows, cols] = first
+
+
+def _augment(m: np.ndarray, goal: np.ndarray, n: int) -> bool:
+    """Shortest paths ``u0 -> p1 -> v1 -> p2 -> ... -> vk`` from brokers leading too many to
+    brokers leading too few (``u_i`` leads ``p_{i+1}``, which holds ``v_{i+1}``): each ``p_i``'s
+    leadership passes to ``v_i``. One breadth-first search backwards from every short ``vk`` at
+    once ("follower -> its leader"); then every tree path to a broker leading too many that
+    shares no broker but its root with a shorter one taken (a root takes as many as it lacks).
+    False when there is none."""
+    parts, rf = m.shape
+    counts = np.bincount(m[:, 0], minlength=n)
+    over, under = counts - goal, goal - counts
+    if not (over > 0).any() or not (under > 0).any():
+        return False
+    follower = m[:, 1:].ravel()
+    order = np.argsort(follower, kind="stable")
+    follower = follower[order]
+    leader = np.repeat(m[:, 0], rf - 1)[order]
+    part = np.repeat(np.arange(parts), rf - 1)[order]
+    col = np.tile(np.arange(1, rf), parts)[order]
+    start = np.searchsorted(follower, np.arange(n + 1))
+    parent = np.full(n, -1, dtype=np.int64)
+    seen = under > 0
+    frontier = np.flatnonzero(seen)
+    reached: List[int] = []
+    while frontier.size:
+        lengths = start[frontier + 1] - start[frontier]
+        edges = np.repeat(start[frontier], lengths) + (np.arange(lengths.sum())
+                                                       - np.repeat(np.cumsum(lengths) - lengths, lengths))
+        to = leader[edges]
+        fresh = ~seen[to]
+        to, edges = to[fresh], edges[fresh]
+        to, first = np.unique(to, return_index=True)
+        edges = edges[first]
+        seen[to] = True
+        parent[to] = edges
+        reached += to[over[to] > 0].tolist()
+        frontier = to
+    used = np.zeros(n, dtype=bool)
+    room = np.maximum(under, 0)
+    done = False
+    for x in reached:                             # by depth: shortest paths first
+        path, nodes = [], []
+        while parent[x] >= 0:
+            path.append(int(parent[x]))
+            nodes.append(x)
+            x = int(follower[parent[x]])
+        if used[nodes].any() or room[x] == 0:
+            continue
+        used[nodes] = True
+        room[x] -= 1
+        _swap(m, part[path], col[path])
+        done = True
+    return done
+
+
+def place_sticky(request: PlacementRequest) -> Tuple[np.ndarray, Optional[int]]:
+    """The ``sticky`` method: a balanced, rack-distinct placement close to ``request.previous``.
+
+    Example::
+
+        from spark_assign.core import Broker, place_replicas
+        moved = place_replicas([Broker(i) for i in range(4)], partitions=2, replication_factor=2,
+                               method="sticky", previous=[[0, 1], [1, 2]])
+        moved.replicas_moved == 1        # broker 3 takes one replica
+
+    Parameters
+    ----------
+    request:
+        The checked arguments; ``previous`` (required) holds the current placement with -1
+        padding. ``rack_aware`` as ``admin-utils``: None/``enforced``, ``safe``, ``disabled``.
+        ``start_index`` is refused; the seed is not used (the method draws nothing).
+    """
+    if request.previous is None:
+        raise InvalidInputError("the sticky method reassigns an existing placement: pass previous=",
+                                column="previous")
+    if request.start_index is not None:
+        raise InvalidInputError("start_index is AdminUtils' fixedStartIndex; the sticky method starts from "
+                                "previous=", column="start_index", rows=[request.start_index])
+    rf = request.replication_factor
+    layout = _layout(request.brokers, rf, request.rack_aware)
+    n, parts = len(layout.ids), request.partitions
+    prev = _dense(request.previous, layout)
+    if parts == 0:
+        return np.empty((0, rf), dtype=np.int32), None
+    weight = np.bincount(prev[prev >= 0], minlength=n).astype(np.float64)
+    target, _ = _targets(layout, parts, rf, weight)
+    m = prev.copy()
+    _drop_invalid(m, layout, rf, target)
+    kept = np.bincount(m[m >= 0], minlength=n)            # targets again: ties to what step 1 kept
+    target, _ = _targets(layout, parts, rf, kept + weight / (weight.sum() + 1))
+    _shed(m, prev, layout, target)
+    width = m.shape[1]
+    m = np.take_along_axis(m, np.argsort(m < 0, axis=1, kind="stable"), axis=1)
+    m = m[:, :rf] if width >= rf else np.hstack([m, np.full((parts, rf - width), -1, dtype=np.int64)])
+    m = np.ascontiguousarray(m)
+    _fill(m, prev, layout, target)
+    leader = prev[:, 0] if prev.shape[1] else np.full(parts, -1, dtype=np.int64)
+    _leaders(m, leader, n)
+    return layout.ids[m].astype(np.int32), None
+
+
+def moves_lower_bound(previous: object, brokers: Sequence[Broker], replication_factor: int,
+                      rack_aware: Optional[str] = None) -> int:
+    """The fewest replica moves any placement with ``sticky``'s balance targets needs.
+
+    A move is a replica on a broker that did not hold one of the partition in ``previous``.
+    With ``v_b`` the previous replicas on usable broker ``b``, ``u_p`` the previous replicas of
+    partition ``p`` the new rack rules let it keep (those on usable brokers; with racks, at most
+    ``hi_r`` per rack and, when ``RF > R``, room left for the racks it lacks) and ``[lo_b, hi_b]``
+    the floor and ceiling of broker ``b``'s share of its rack's total (module docstring;
+    ``P RF / N`` without racks), the bound is the largest of
+
+    * ``P RF - sum_p min(RF, u_p)``: replicas on removed or fenced brokers, on a rack the
+      partition already uses, and new ones when the replication factor grows;
+    * ``sum_b max(0, lo_b - v_b)``: what the under-filled (e.g. new) brokers must receive;
+    * ``P RF - sum_b min(v_b, hi_b)``: every broker keeps at most its share.
+
+    It counts per partition and per broker separately, so their interplay can force more.
+
+    Example::
+
+        from spark_assign.core import Broker
+        moves_lower_bound([[0, 1], [1, 2], [2, 0]], [Broker(i) for i in range(4)], 2) == 1
+
+    Parameters
+    ----------
+    previous:
+        The current placement, as :func:`check_previous` takes it.
+    brokers:
+        The new broker list.
+    replication_factor:
+        The new replication factor.
+    rack_aware:
+        As for ``place_replicas``: None/``enforced``, ``safe`` or ``disabled``.
+    """
+    checked = check_brokers(brokers)
+    rf = check_count(replication_factor, "replication_factor", minimum=1)
+    rows = len(previous.broker_ids) if isinstance(previous, ReplicaPlacement) else \
+        len(previous) if isinstance(previous, (Sequence, np.ndarray)) else 0
+    prev = check_previous(previous, rows)
+    layout = _layout(checked, rf, rack_aware)
+    return _lower_bound(_dense(prev, layout), layout, rf)
+
+
+def _lower_bound(prev: np.ndarray, layout: _Layout, rf: int) -> int:
+    parts, n = prev.shape[0], len(layout.ids)
+    if parts == 0:
+        return 0
+    have = np.bincount(prev[prev >= 0], minlength=n)
+    _, level = _targets(layout, parts, rf, have.astype(np.float64))
+    low = np.floor(level + 1e-6).astype(np.int64)
+    high = np.ceil(level - 1e-6).astype(np.int64)
+    total = parts * rf
+    valid, rk, cnt = _rack_counts(prev, layout.rack_of)
+    cap = layout.hi[np.maximum(rk, 0)]
+    keep = np.rint((valid * np.minimum(cnt, cap) / np.maximum(cnt, 1)).sum(axis=1)).astype(np.int64)
+    if layout.spread:                             # room left for the racks a row does not cover yet
+        covered = np.rint((valid / np.maximum(cnt, 1)).sum(axis=1)).astype(np.int64)
+        keep = np.minimum(keep, rf - (layout.racks - covered))
+    return int(max(total - np.minimum(keep, rf).sum(),
+                   np.maximum(low - have, 0).sum(),
+                   total - np.minimum(have, high).sum()))
+
+
+@dataclass(frozen=True, eq=False)
+class ReplicaReassignment(ReplicaPlacement):
+    """A placement computed from a ``previous`` one, with what changed, per partition.
+
+    :attr:`previous` holds the previous broker ids (``-1`` pads short rows). Per-partition
+    NumPy columns: :attr:`kept` (replicas already there), :attr:`moved` (replicas on a broker
+    new to the partition: each is a copy of the partition's data) and :attr:`leader_changed`;
+    totals :attr:`replicas_moved`, :attr:`leaders_changed`; :attr:`lower_bound` is
+    :func:`moves_lower_bound`.
+    """
+
+    previous: np.ndarray = field(default_factory=_empty_previous)
+    rack_aware: Optional[str] = None
+
+    @cached_property
+    def moved(self) -> np.ndarray:
+        """Replicas per partition on a broker that held none of it before (``int32``)."""
+        now = self.broker_ids.astype(np.int64)
+        before = (now[:, :, None] == self.previous[:, None, :]).any(axis=2)
+        return (~before).sum(axis=1).astype(np.int32)
+
+    @property
+    def kept(self) -> np.ndarray:
+        """Replicas per partition already there before (``int32``)."""
+        return (self.replication_factor - self.moved).astype(np.int32)
+
+    @cached_property
+    def leader_changed(self) -> np.ndarray:
+        """Whether the partition's preferred leader changed (``bool``)."""
+        before = self.previous[:, 0] if self.previous.shape[1] else np.full(len(self.partitions), -1)
+        return np.asarray(self.leaders != before, dtype=bool)
+
+    @property
+    def replicas_moved(self) -> int:
+        """Replica moves in all: replicas placed on a broker new to their partition."""
+        return int(self.moved.sum())
+
+    @property
+    def leaders_changed(self) -> int:
+        """Partitions whose preferred leader changed."""
+        return int(self.leader_changed.sum())
+
+    @cached_property
+    def lower_bound(self) -> int:
+        """:func:`moves_lower_bound` for this change."""
+        layout = _layout(self.brokers, self.replication_factor, self.rack_aware)
+        return _lower_bound(_dense(self.previous, layout), layout, self.replication_factor)
+
+
+def reassignment(placement: ReplicaPlacement, previous: np.ndarray, rack_aware: Optional[str]) -> ReplicaReassignment:
+    """``placement`` as a :class:`ReplicaReassignment` from ``previous`` (checked, -1 padded).
+
+    Example::
+
+        reassignment(placed, check_previous([[0, 1]], 1), None).replicas_moved
+
+    Parameters
+    ----------
+    placement:
+        The new placement.
+    previous:
+        The previous one, as :func:`check_previous` returns it.
+    rack_aware:
+        The rack mode the placement was computed with (for :attr:`~ReplicaReassignment.lower_bound`).
+    """
+    return ReplicaReassignment(placement.method, placement.brokers, placement.partitions, placement.broker_ids,
+                               placement.seed, previous, rack_aware)
