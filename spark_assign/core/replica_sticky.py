@@ -45,7 +45,7 @@ Algorithm, on dense broker numbers ``0..N-1`` (usable brokers, ascending id):
    partition, or on a full rack) is repaired by a swap: a replica ``y`` of
    another partition ``q`` moves into the hole and the short broker takes ``y``'s
    place in ``q`` (one move more than the bound);
-4. preferred leaders: the previous leader stays first when it is kept; then
+4. preferred leaders (:mod:`.replica_leaders`): the previous leader stays first when it is kept; then
    leaders move within partitions (reordering, no data movement) from brokers
    above ``P // N (+1)`` to brokers below: direct swaps in vectorized rounds, then
    shortest augmenting paths (breadth-first, backwards from the brokers leading too few).
@@ -67,6 +67,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from .replica_admin import admin_brokers
+from .replica_leaders import balance_leaders, group_rank
 from .replica_model import INT_MAX, Broker, PlacementRequest, ReplicaPlacement, check_brokers, check_count
 
 __all__ = ["ReplicaReassignment", "check_previous", "moves_lower_bound", "place_sticky", "reassignment"]
@@ -274,21 +275,10 @@ def _drop_invalid(m: np.ndarray, layout: _Layout, rf: int, target: np.ndarray) -
         over = load[chosen]
         if (over > 0).any():                      # drops from brokers above target, at most their excess
             ok = np.flatnonzero(over > 0)
-            ok = ok[_group_rank(chosen[ok]) < over[ok]]
+            ok = ok[group_rank(chosen[ok]) < over[ok]]
         else:                                     # every candidate is at or below target: spread the cost
-            ok = np.flatnonzero(_group_rank(chosen) <= len(bad) // n)
+            ok = np.flatnonzero(group_rank(chosen) <= len(bad) // n)
         m[bad[ok], pick[ok]] = -1
-
-
-def _group_rank(keys: np.ndarray) -> np.ndarray:
-    """Each element's rank among the elements with the same key, in array order."""
-    order = np.argsort(keys, kind="stable")
-    ordered = keys[order]
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-    sizes = np.diff(np.r_[starts, len(keys)])
-    rank = np.empty(len(keys), dtype=np.int64)
-    rank[order] = np.arange(len(keys)) - np.repeat(starts, sizes)
-    return rank
 
 
 def _shed(m: np.ndarray, prev: np.ndarray, layout: _Layout, target: np.ndarray) -> None:
@@ -327,9 +317,9 @@ def _shed(m: np.ndarray, prev: np.ndarray, layout: _Layout, target: np.ndarray) 
     strict = True
     while need.any():
         free = np.flatnonzero(~taken & ~holed[rows]) if strict else np.flatnonzero(~taken)
-        pick = free[_group_rank(broker[free]) < need[broker[free]]]
+        pick = free[group_rank(broker[free]) < need[broker[free]]]
         if strict:
-            pick = pick[_group_rank(rows[pick]) == 0]
+            pick = pick[group_rank(rows[pick]) == 0]
         if not pick.size:
             if not strict:
                 break
@@ -464,117 +454,6 @@ def _repair(m: np.ndarray, p: int, layout: _Layout, short: _Short, fresh: np.nda
     return int(np.where(ok_in_p, counts, np.iinfo(np.int64).max).argmin())
 
 
-def _leaders(m: np.ndarray, previous_leader: np.ndarray, n: int) -> None:
-    """Step 4, in place: order each row leader first (previous leader kept where present),
-    then move leaderships within rows until every broker leads ``P // n`` or one more."""
-    parts, rf = m.shape
-    if parts == 0:
-        return
-    rows = np.arange(parts)
-    is_prev = (m == previous_leader[:, None]) & (previous_leader[:, None] >= 0)
-    has = is_prev.any(axis=1)
-    pos = is_prev.argmax(axis=1)
-    _swap(m, rows[has], pos[has])
-    counts = np.bincount(m[has, 0], minlength=n)
-    order = np.lexsort((np.arange(n), -counts))
-    goal = np.full(n, parts // n, dtype=np.int64)
-    goal[order[:parts % n]] += 1
-    lost = np.flatnonzero(~has)
-    while len(lost):                                      # new leaders: the replica furthest below its goal
-        under = goal - counts
-        col = under[m[lost]].argmax(axis=1)
-        best = m[lost, col]
-        fits = _group_rank(best) < under[best]
-        if not fits.any():
-            fits[:] = True
-        _swap(m, lost[fits], col[fits])
-        counts += np.bincount(best[fits], minlength=n)
-        lost = lost[~fits]
-    if rf == 1:
-        return
-    for _ in range(64):                                   # direct swaps, vectorized rounds
-        counts = np.bincount(m[:, 0], minlength=n)
-        over, under = counts - goal, goal - counts
-        rows = np.flatnonzero(over[m[:, 0]] > 0)
-        if not rows.size or not (under > 0).any():
-            return
-        sub = m[rows]
-        score = np.where(under[sub] > 0, under[sub], 0)
-        score[:, 0] = 0
-        col = score.argmax(axis=1)
-        ok = score[np.arange(len(rows)), col] > 0
-        rows, col, sub = rows[ok], col[ok], sub[ok]
-        u, v = sub[:, 0], sub[np.arange(len(rows)), col]
-        keep = _group_rank(u) < over[u]
-        rows, col, v = rows[keep], col[keep], v[keep]
-        keep = _group_rank(v) < under[v]
-        if not keep.any():
-            break
-        _swap(m, rows[keep], col[keep])
-    while _augment(m, goal, n):
-        pass
-
-
-def _swap(m: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
-    first = m[rows, 0].copy()
-    m[rows, 0] = m[rows, cols]
-    m[rows, cols] = first
-
-
-def _augment(m: np.ndarray, goal: np.ndarray, n: int) -> bool:
-    """Shortest paths ``u0 -> p1 -> v1 -> p2 -> ... -> vk`` from brokers leading too many to
-    brokers leading too few (``u_i`` leads ``p_{i+1}``, which holds ``v_{i+1}``): each ``p_i``'s
-    leadership passes to ``v_i``. One breadth-first search backwards from every short ``vk`` at
-    once ("follower -> its leader"); then every tree path to a broker leading too many that
-    shares no broker but its root with a shorter one taken (a root takes as many as it lacks).
-    False when there is none."""
-    parts, rf = m.shape
-    counts = np.bincount(m[:, 0], minlength=n)
-    over, under = counts - goal, goal - counts
-    if not (over > 0).any() or not (under > 0).any():
-        return False
-    follower = m[:, 1:].ravel()
-    order = np.argsort(follower, kind="stable")
-    follower = follower[order]
-    leader = np.repeat(m[:, 0], rf - 1)[order]
-    part = np.repeat(np.arange(parts), rf - 1)[order]
-    col = np.tile(np.arange(1, rf), parts)[order]
-    start = np.searchsorted(follower, np.arange(n + 1))
-    parent = np.full(n, -1, dtype=np.int64)
-    seen = under > 0
-    frontier = np.flatnonzero(seen)
-    reached: List[int] = []
-    while frontier.size:
-        lengths = start[frontier + 1] - start[frontier]
-        edges = np.repeat(start[frontier], lengths) + (np.arange(lengths.sum())
-                                                       - np.repeat(np.cumsum(lengths) - lengths, lengths))
-        to = leader[edges]
-        fresh = ~seen[to]
-        to, edges = to[fresh], edges[fresh]
-        to, first = np.unique(to, return_index=True)
-        edges = edges[first]
-        seen[to] = True
-        parent[to] = edges
-        reached += to[over[to] > 0].tolist()
-        frontier = to
-    used = np.zeros(n, dtype=bool)
-    room = np.maximum(under, 0)
-    done = False
-    for x in reached:                             # by depth: shortest paths first
-        path, nodes = [], []
-        while parent[x] >= 0:
-            path.append(int(parent[x]))
-            nodes.append(x)
-            x = int(follower[parent[x]])
-        if used[nodes].any() or room[x] == 0:
-            continue
-        used[nodes] = True
-        room[x] -= 1
-        _swap(m, part[path], col[path])
-        done = True
-    return done
-
-
 def place_sticky(request: PlacementRequest) -> Tuple[np.ndarray, Optional[int]]:
     """The ``sticky`` method: a balanced, rack-distinct placement close to ``request.previous``.
 
@@ -617,7 +496,7 @@ def place_sticky(request: PlacementRequest) -> Tuple[np.ndarray, Optional[int]]:
     m = np.ascontiguousarray(m)
     _fill(m, prev, layout, target)
     leader = prev[:, 0] if prev.shape[1] else np.full(parts, -1, dtype=np.int64)
-    _leaders(m, leader, n)
+    balance_leaders(m, leader, n)
     return layout.ids[m].astype(np.int32), None
 
 

@@ -1,0 +1,142 @@
+"""Preferred leaders of a reassigned placement: balanced by reordering replicas, no data moved.
+
+The last stage of the ``sticky`` replica reassignment (:mod:`.replica_sticky`).
+A partition's preferred leader is its first replica, so changing leaders only
+reorders a row of the placement: it moves no data. The goal is ``P // N`` or
+``P // N + 1`` leaders per broker (``P`` partitions, ``N`` brokers) wherever the
+replica sets allow. The previous leader stays first when it is kept; leaders
+then move from brokers above the goal to brokers below it, first by direct
+swaps within a partition (vectorized rounds), then along shortest augmenting
+paths (breadth-first, backwards from the brokers leading too few), each a chain
+of swaps in several partitions that moves one leader's worth of surplus.
+"""
+
+from __future__ import annotations
+
+from typing import List
+
+import numpy as np
+
+__all__ = ["group_rank", "balance_leaders", "swap_positions", "augment_leaders"]
+
+
+def group_rank(keys: np.ndarray) -> np.ndarray:
+    """Each element's rank among the elements with the same key, in array order."""
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    sizes = np.diff(np.r_[starts, len(keys)])
+    rank = np.empty(len(keys), dtype=np.int64)
+    rank[order] = np.arange(len(keys)) - np.repeat(starts, sizes)
+    return rank
+
+
+def balance_leaders(m: np.ndarray, previous_leader: np.ndarray, n: int) -> None:
+    """Step 4, in place: order each row leader first (previous leader kept where present),
+    then move leaderships within rows until every broker leads ``P // n`` or one more."""
+    parts, rf = m.shape
+    if parts == 0:
+        return
+    rows = np.arange(parts)
+    is_prev = (m == previous_leader[:, None]) & (previous_leader[:, None] >= 0)
+    has = is_prev.any(axis=1)
+    pos = is_prev.argmax(axis=1)
+    swap_positions(m, rows[has], pos[has])
+    counts = np.bincount(m[has, 0], minlength=n)
+    order = np.lexsort((np.arange(n), -counts))
+    goal = np.full(n, parts // n, dtype=np.int64)
+    goal[order[:parts % n]] += 1
+    lost = np.flatnonzero(~has)
+    while len(lost):                                      # new leaders: the replica furthest below its goal
+        under = goal - counts
+        col = under[m[lost]].argmax(axis=1)
+        best = m[lost, col]
+        fits = group_rank(best) < under[best]
+        if not fits.any():
+            fits[:] = True
+        swap_positions(m, lost[fits], col[fits])
+        counts += np.bincount(best[fits], minlength=n)
+        lost = lost[~fits]
+    if rf == 1:
+        return
+    for _ in range(64):                                   # direct swaps, vectorized rounds
+        counts = np.bincount(m[:, 0], minlength=n)
+        over, under = counts - goal, goal - counts
+        rows = np.flatnonzero(over[m[:, 0]] > 0)
+        if not rows.size or not (under > 0).any():
+            return
+        sub = m[rows]
+        score = np.where(under[sub] > 0, under[sub], 0)
+        score[:, 0] = 0
+        col = score.argmax(axis=1)
+        ok = score[np.arange(len(rows)), col] > 0
+        rows, col, sub = rows[ok], col[ok], sub[ok]
+        u, v = sub[:, 0], sub[np.arange(len(rows)), col]
+        keep = group_rank(u) < over[u]
+        rows, col, v = rows[keep], col[keep], v[keep]
+        keep = group_rank(v) < under[v]
+        if not keep.any():
+            break
+        swap_positions(m, rows[keep], col[keep])
+    while augment_leaders(m, goal, n):
+        pass
+
+
+def swap_positions(m: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
+    first = m[rows, 0].copy()
+    m[rows, 0] = m[rows, cols]
+    m[rows, cols] = first
+
+
+def augment_leaders(m: np.ndarray, goal: np.ndarray, n: int) -> bool:
+    """Shortest paths ``u0 -> p1 -> v1 -> p2 -> ... -> vk`` from brokers leading too many to
+    brokers leading too few (``u_i`` leads ``p_{i+1}``, which holds ``v_{i+1}``): each ``p_i``'s
+    leadership passes to ``v_i``. One breadth-first search backwards from every short ``vk`` at
+    once ("follower -> its leader"); then every tree path to a broker leading too many that
+    shares no broker but its root with a shorter one taken (a root takes as many as it lacks).
+    False when there is none."""
+    parts, rf = m.shape
+    counts = np.bincount(m[:, 0], minlength=n)
+    over, under = counts - goal, goal - counts
+    if not (over > 0).any() or not (under > 0).any():
+        return False
+    follower = m[:, 1:].ravel()
+    order = np.argsort(follower, kind="stable")
+    follower = follower[order]
+    leader = np.repeat(m[:, 0], rf - 1)[order]
+    part = np.repeat(np.arange(parts), rf - 1)[order]
+    col = np.tile(np.arange(1, rf), parts)[order]
+    start = np.searchsorted(follower, np.arange(n + 1))
+    parent = np.full(n, -1, dtype=np.int64)
+    seen = under > 0
+    frontier = np.flatnonzero(seen)
+    reached: List[int] = []
+    while frontier.size:
+        lengths = start[frontier + 1] - start[frontier]
+        edges = np.repeat(start[frontier], lengths) + (np.arange(lengths.sum())
+                                                       - np.repeat(np.cumsum(lengths) - lengths, lengths))
+        to = leader[edges]
+        fresh = ~seen[to]
+        to, edges = to[fresh], edges[fresh]
+        to, first = np.unique(to, return_index=True)
+        edges = edges[first]
+        seen[to] = True
+        parent[to] = edges
+        reached += to[over[to] > 0].tolist()
+        frontier = to
+    used = np.zeros(n, dtype=bool)
+    room = np.maximum(under, 0)
+    done = False
+    for x in reached:                             # by depth: shortest paths first
+        path, nodes = [], []
+        while parent[x] >= 0:
+            path.append(int(parent[x]))
+            nodes.append(x)
+            x = int(follower[parent[x]])
+        if used[nodes].any() or room[x] == 0:
+            continue
+        used[nodes] = True
+        room[x] -= 1
+        swap_positions(m, part[path], col[path])
+        done = True
+    return done
