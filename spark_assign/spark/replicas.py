@@ -4,12 +4,12 @@ Called on a topics DataFrame with a brokers DataFrame, attached to
 ``pyspark.sql.DataFrame`` like ``assign_partitions`` and built on the
 DataFrame API only (classic and Spark Connect). The pass:
 
-1. **Wire.** Brokers (kind 0) and topics (kind 1) in one frame of the
-   :data:`WIRE_DDL` columns; schema and argument checks run here, before any
-   job.
+1. **Wire.** Brokers (kind 0), topics (kind 1) and the previous placement's
+   replicas (kind 2, with ``previous=``) in one frame of the :data:`WIRE_DDL`
+   columns; schema and argument checks run here, before any job.
 2. **Shuffle.** Hash-partitioned by ``cluster_id`` and sorted by cluster,
    kind and topic, so a worker sees each cluster's brokers, then its topics,
-   contiguously (possibly across Arrow batches).
+   and its previous replicas contiguously (possibly across Arrow batches).
 3. **Place.** :func:`place_batches` calls the engine once per complete
    cluster (:func:`~spark_assign.core.replica_fleet.place_topics`: each topic
    with its own seed, so rows do not depend on the shuffle) and yields the
@@ -31,25 +31,30 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ..core import Broker
-from ..core.replica_fleet import place_topics
+from ..core.replica_fleet import REPLICA_STATUSES, place_topics
 from ..core.replica_model import RACK_AWARE_MODES, check_count, check_seed
 from ..core.replicas import get_replica_method
 from ..errors import InvalidInputError, SchemaError
 from . import failures
 
-__all__ = ["assign_replicas", "REPLICA_DDL", "WIRE_DDL", "place_batches", "attach"]
+__all__ = ["assign_replicas", "REPLICA_DDL", "WIRE_DDL", "wire_frame", "place_batches", "attach"]
 
 #: The rows ``assign_replicas`` returns: one per replica, the preferred leader at ``replica_index`` 0.
 REPLICA_DDL = ("cluster_id string, topic string, partition int, replica_index int, broker_id int, "
-               "rack string, is_preferred_leader boolean")
-#: The wire: brokers (kind 0: ``broker_id``, ``rack``, ``fenced``) and topics (kind 1: ``topic``,
-#: ``num_partitions``, ``replication_factor``) of each cluster.
+               "rack string, is_preferred_leader boolean, status string")
+#: The wire: brokers (kind 0: ``broker_id``, ``rack``, ``fenced``), topics (kind 1: ``topic``,
+#: ``num_partitions``, ``replication_factor``) and previous replicas (kind 2: ``topic``,
+#: ``partition``, ``replica_index``, ``broker_id``) of each cluster.
 WIRE_DDL = ("cluster_id string, kind int, broker_id int, rack string, fenced boolean, topic string, "
-            "num_partitions int, replication_factor int")
+            "num_partitions int, replication_factor int, partition int, replica_index int")
 #: Columns each input may have: name -> (Spark types accepted, required).
 TOPIC_COLUMNS = {"cluster_id": (("string",), False), "topic": (("string",), True),
                  "num_partitions": (("int", "bigint", "smallint", "tinyint"), True),
                  "replication_factor": (("int", "bigint", "smallint", "tinyint"), False)}
+PREVIOUS_COLUMNS = {"cluster_id": (("string",), False), "topic": (("string",), True),
+                    "partition": (("int", "bigint", "smallint", "tinyint"), True),
+                    "replica_index": (("int", "bigint", "smallint", "tinyint"), True),
+                    "broker_id": (("int", "bigint", "smallint", "tinyint"), True)}
 BROKER_COLUMNS = {"cluster_id": (("string",), False), "broker_id": (("int", "bigint", "smallint", "tinyint"), True),
                   "rack": (("string",), False), "fenced": (("boolean",), False)}
 
@@ -62,6 +67,7 @@ def assign_replicas(
     seed: int = 0,
     start_index: Optional[int] = None,
     rack_aware: Optional[str] = None,
+    previous: Optional[DataFrame] = None,
     num_partitions: Optional[int] = None,
 ) -> DataFrame:
     """Place the replicas of every topic on its cluster's brokers, as Kafka's ``method`` would.
@@ -89,8 +95,9 @@ def assign_replicas(
     replication_factor:
         Replicas per partition for topics without a ``replication_factor`` value.
     method:
-        ``striped`` (KRaft's ``StripedReplicaPlacer``, the default) or ``admin-utils``
-        (``AdminUtils.assignReplicasToBrokers``); see ``spark_assign.core.replicas``.
+        ``striped`` (KRaft's ``StripedReplicaPlacer``, the default), ``admin-utils``
+        (``AdminUtils.assignReplicasToBrokers``), or ``sticky`` (a reassignment of ``previous``
+        that moves few replicas); see ``spark_assign.core.replicas``.
     seed:
         The fleet's seed: each topic's ``java.util.Random`` seed is derived from it, its
         cluster and its name (:func:`~spark_assign.core.replica_fleet.topic_seed`), so the
@@ -99,6 +106,11 @@ def assign_replicas(
         ``admin-utils``: Kafka's ``fixedStartIndex`` for every topic (None: drawn per topic).
     rack_aware:
         Kafka's ``RackAwareMode`` (``enforced``, ``safe``, ``disabled``); see ``place_replicas``.
+    previous:
+        The current placement, one row per replica: ``topic``, ``partition``,
+        ``replica_index`` (0: the preferred leader), ``broker_id`` and ``cluster_id`` when
+        the topics have it (this method's output fits). Required by ``sticky``; with the
+        other methods it only sets ``status``.
     num_partitions:
         Spark partitions for the pass (default: ``spark.sql.shuffle.partitions``).
 
@@ -106,8 +118,9 @@ def assign_replicas(
     -------
     DataFrame
         One row per replica (:data:`REPLICA_DDL`): ``cluster_id``, ``topic``, ``partition``,
-        ``replica_index`` (0 is the preferred leader), ``broker_id``, the broker's ``rack``
-        and ``is_preferred_leader``.
+        ``replica_index`` (0 is the preferred leader), ``broker_id``, the broker's ``rack``,
+        ``is_preferred_leader`` and ``status``: ``new`` (the partition had no replica in
+        ``previous``), ``kept`` (this broker held it) or ``moved``.
 
     Raises
     ------
@@ -115,7 +128,11 @@ def assign_replicas(
         Before any job for schemas and arguments; data problems fail the job, whose action
         raises :class:`InvalidInputError` naming the cluster, the column and the rows.
     """
-    chosen = get_replica_method(method).name
+    chosen_method = get_replica_method(method)
+    chosen = chosen_method.name
+    if chosen_method.needs_previous and previous is None:
+        raise InvalidInputError(f"method {chosen!r} reassigns a current placement: pass previous=, a DataFrame "
+                                "(topic, partition, replica_index, broker_id)", column="previous")
     rf = None if replication_factor is None else check_count(replication_factor, "replication_factor", minimum=1)
     checked_seed = check_seed(seed)
     if checked_seed is None:
@@ -127,7 +144,7 @@ def assign_replicas(
                                 f"got {rack_aware!r}", column="rack_aware", rows=[rack_aware])
     n = num_partitions if num_partitions is None else check_count(num_partitions, "num_partitions", minimum=1)
     failures.install()
-    wire = _wire(self, brokers, rf)
+    wire = wire_frame(self, brokers, rf, previous)
     n = n or int(cast(str, self.sparkSession.conf.get("spark.sql.shuffle.partitions")))
 
     def run(batches):
@@ -136,7 +153,7 @@ def assign_replicas(
         return place_batches(batches, chosen, checked_seed, fixed, rack_aware)
 
     return (wire.repartition(n, "cluster_id")
-                .sortWithinPartitions("cluster_id", "kind", "topic")
+                .sortWithinPartitions("cluster_id", "kind", "topic", "partition", "replica_index")
                 .mapInArrow(run, REPLICA_DDL))
 
 
@@ -151,8 +168,9 @@ def _columns(df: DataFrame, allowed: Dict[str, tuple], argument: str) -> Dict[st
     return {n: t for n, t in types.items() if n in allowed}
 
 
-def _wire(topics: DataFrame, brokers: DataFrame, replication_factor: Optional[int]) -> DataFrame:
-    """Brokers and topics in the :data:`WIRE_DDL` columns (no job)."""
+def wire_frame(topics: DataFrame, brokers: DataFrame, replication_factor: Optional[int],
+               previous: Optional[DataFrame] = None) -> DataFrame:
+    """Brokers, topics and previous replicas in the :data:`WIRE_DDL` columns (no job)."""
     if not isinstance(brokers, DataFrame):
         raise InvalidInputError(f"brokers must be a DataFrame (broker_id, rack, ...), got {type(brokers).__name__}",
                                 column="brokers")
@@ -160,6 +178,12 @@ def _wire(topics: DataFrame, brokers: DataFrame, replication_factor: Optional[in
     b = _columns(brokers, BROKER_COLUMNS, "brokers")
     if ("cluster_id" in t) != ("cluster_id" in b):
         raise SchemaError("cluster_id must be a column of both the topics and the brokers, or of neither")
+    if previous is not None and not isinstance(previous, DataFrame):
+        raise InvalidInputError(f"previous must be a DataFrame (topic, partition, replica_index, broker_id), "
+                                f"got {type(previous).__name__}", column="previous")
+    v = _columns(previous, PREVIOUS_COLUMNS, "previous") if previous is not None else {}
+    if previous is not None and ("cluster_id" in t) != ("cluster_id" in v):
+        raise SchemaError("cluster_id must be a column of previous when the topics have it, and only then")
     if "replication_factor" not in t and replication_factor is None:
         raise InvalidInputError("replication_factor is required: an argument or a column of the topics",
                                 column="replication_factor")
@@ -183,8 +207,27 @@ def _wire(topics: DataFrame, brokers: DataFrame, replication_factor: Optional[in
                                  column(b, "rack", "string"), column(b, "fenced", "boolean", False),
                                  F.lit(None).cast("string").alias("topic"),
                                  F.lit(None).cast("int").alias("num_partitions"),
-                                 F.lit(None).cast("int").alias("replication_factor"))
-    return broker_rows.unionByName(topic_rows)
+                                 F.lit(None).cast("int").alias("replication_factor"), *_no_replica())
+    wire = broker_rows.unionByName(topic_rows.select("*", *_no_replica()))
+    if previous is None:
+        return wire
+    replica_rows = previous.select(column(v, "cluster_id", "string"), F.lit(2).alias("kind"),
+                                   _int32("broker_id"), F.lit(None).cast("string").alias("rack"),
+                                   F.lit(None).cast("boolean").alias("fenced"), F.col("topic"),
+                                   F.lit(None).cast("int").alias("num_partitions"),
+                                   F.lit(None).cast("int").alias("replication_factor"),
+                                   _int32("partition"), _int32("replica_index"))
+    return wire.unionByName(replica_rows)
+
+
+def _int32(name: str):
+    """Column ``name`` as an int, null when beyond Kafka's 32-bit range (the worker refuses nulls)."""
+    return F.when(F.col(name).between(-(1 << 31), (1 << 31) - 1), F.col(name)).cast("int").alias(name)
+
+
+def _no_replica() -> list:
+    """The previous-replica columns of a broker or topic row (null)."""
+    return [F.lit(None).cast("int").alias("partition"), F.lit(None).cast("int").alias("replica_index")]
 
 
 # ---------------------------------------------------------------------------------- the worker
@@ -239,8 +282,9 @@ def _place_cluster(cluster_id: Optional[str], rows: Dict[str, list], method: str
     counts = [rows["num_partitions"][i] for i in topic_at]
     factors = [rows["replication_factor"][i] for i in topic_at]
     _check_topics(cluster_id, names, counts, factors)
+    before = _previous(cluster_id, rows, kinds, names, counts)
     placed = place_topics(brokers, names, counts, factors, cluster_id=cluster_id, method=method, seed=seed,
-                          start_index=start_index, rack_aware=rack_aware)
+                          start_index=start_index, rack_aware=rack_aware, previous=before)
     n = len(placed.broker_id)
     rack_of = racks[1][np.searchsorted(racks[0], placed.broker_id)] if n else np.array([], dtype=object)
     topic_names = pa.DictionaryArray.from_arrays(pa.array(placed.topic, type=pa.int32()),
@@ -248,8 +292,54 @@ def _place_cluster(cluster_id: Optional[str], rows: Dict[str, list], method: str
     return pa.RecordBatch.from_arrays(
         [pa.array([cluster_id] * n, type=pa.string()), topic_names, pa.array(placed.partition),
          pa.array(placed.replica_index), pa.array(placed.broker_id), pa.array(rack_of, type=pa.string()),
-         pa.array(placed.replica_index == 0)],
-        names=["cluster_id", "topic", "partition", "replica_index", "broker_id", "rack", "is_preferred_leader"])
+         pa.array(placed.replica_index == 0),
+         pa.DictionaryArray.from_arrays(pa.array(placed.status.astype(np.int32)),
+                                        pa.array(REPLICA_STATUSES)).cast(pa.string())],
+        names=["cluster_id", "topic", "partition", "replica_index", "broker_id", "rack", "is_preferred_leader",
+               "status"])
+
+
+def _previous(cluster_id: Optional[str], rows: Dict[str, list], kinds: list, names: list,
+              counts: list) -> Optional[List[Optional[np.ndarray]]]:
+    """Per topic, its previous replicas as a ``(partitions, RF_old)`` array padded with ``-1``
+    (None: no previous rows); None when the cluster has no previous rows at all. Rows of topics
+    no longer listed are ignored (the topic was deleted); a partition at or above the topic's
+    count is refused (Kafka never takes partitions away)."""
+    at = [i for i, k in enumerate(kinds) if k == 2]
+    if not at:
+        return None
+    for column in ("partition", "replica_index", "broker_id"):
+        bad = [(rows["topic"][i], rows["partition"][i]) for i in at if rows[column][i] is None]
+        if bad:
+            raise InvalidInputError(f"previous: null {column}, or one beyond Kafka's 32-bit range", column=column,
+                                    rows=bad, group=cluster_id)
+    index = {name: n for n, name in enumerate(names)}
+    cells: Dict[str, Dict[tuple, int]] = {}
+    for i in at:
+        name, p, r = rows["topic"][i], rows["partition"][i], rows["replica_index"][i]
+        if name not in index:
+            continue
+        if not 0 <= p < counts[index[name]] or r < 0:
+            raise InvalidInputError(f"previous: topic {name!r} has {counts[index[name]]} partitions; a replica of "
+                                    f"partition {p} (replica_index {r}) cannot be reassigned", column="partition",
+                                    rows=[(name, p, r)], group=cluster_id)
+        topic = cells.setdefault(name, {})
+        if (p, r) in topic:
+            raise InvalidInputError("previous: a replica listed twice", column="replica_index",
+                                    rows=[(name, p, r)], group=cluster_id)
+        topic[(p, r)] = rows["broker_id"][i]
+    return [_matrix(cells[name], counts[n]) if name in cells else None for n, name in enumerate(names)]
+
+
+def _matrix(cells: Dict[tuple, int], partitions: int) -> np.ndarray:
+    """``{(partition, replica_index): broker}`` as rows in replica order, ``-1`` padded."""
+    width = max(sum(1 for (p, _) in cells if p == q) for q in {p for p, _ in cells})
+    out = np.full((partitions, width), -1, dtype=np.int64)
+    filled = np.zeros(partitions, dtype=np.int64)
+    for (p, _), broker in sorted(cells.items()):
+        out[p, filled[p]] = broker
+        filled[p] += 1
+    return out
 
 
 def _brokers(cluster_id: Optional[str], rows: Dict[str, list], kinds: list):

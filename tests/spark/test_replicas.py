@@ -29,8 +29,8 @@ def fleet(seed: int, clusters: int = 6):
         cid = rng.choice(["prod-eu", "prod-üs", "集群", "dev"]) + f"-{c}"
         racked = rng.random() < 0.6
         ids = rng.sample(range(0, 5000), rng.randint(3, 12))
-        for b in ids:
-            brokers.append((cid, b, f"az-{rng.randint(1, 3)}" if racked else None, rng.random() < 0.1))
+        for k, b in enumerate(ids):                   # 3 unfenced brokers at least: replication factors reach 3
+            brokers.append((cid, b, f"az-{rng.randint(1, 3)}" if racked else None, k >= 3 and rng.random() < 0.1))
         for t in range(rng.randint(1, 8)):
             topics.append((cid, f"topic-{t}-{'é' * rng.randint(0, 3)}", rng.randint(1, 40), rng.randint(1, 3)))
     return topics, brokers
@@ -43,7 +43,7 @@ def engine_rows(topics, brokers, method, seed=0):
         rack = {b.id: b.rack for b in members}
         placed = place_replicas(members, count, rf, method=method, seed=topic_seed(seed, cid, name))
         for p, replicas in zip(placed.partitions.tolist(), placed.replicas):
-            out |= {(cid, name, p, i, b, rack[b], i == 0) for i, b in enumerate(replicas)}
+            out |= {(cid, name, p, i, b, rack[b], i == 0, "new") for i, b in enumerate(replicas)}
     return out
 
 
@@ -123,3 +123,40 @@ def test_argument_and_schema_errors_come_before_any_job(spark):
     with pytest.raises(SchemaError, match="cluster_id must be a column of both"):
         spark.createDataFrame([("c", "t", 3)], "cluster_id string, topic string, num_partitions int") \
             .assign_replicas(brokers, replication_factor=1)
+
+
+def test_sticky_reassigns_the_previous_placement_as_the_engine_does(spark):
+    topics, brokers = fleet(11, clusters=4)
+    topic_df = spark.createDataFrame(topics, TOPICS)
+    first = topic_df.assign_replicas(spark.createDataFrame(brokers, BROKERS), method="admin-utils")
+    assert {r.status for r in first.select("status").distinct().collect()} == {"new"}
+    racked = {c for c, _, r, _ in brokers if r is not None}
+    grown = brokers + [(c, 9000 + i, "az-1" if c in racked else None, False)      # a broker joins each cluster
+                       for i, c in enumerate(sorted({b[0] for b in brokers}))]
+    second = topic_df.assign_replicas(spark.createDataFrame(grown, BROKERS), method="sticky", previous=first)
+    got = second.collect()
+    before = {}
+    for r in first.collect():
+        before.setdefault((r.cluster_id, r.topic), {}).setdefault(r.partition, {})[r.replica_index] = r.broker_id
+    for cid, name, count, rf in topics:
+        members = [Broker(b, rack=r, fenced=f) for c, b, r, f in grown if c == cid]
+        prev = [[before[(cid, name)][p][i] for i in sorted(before[(cid, name)][p])] for p in range(count)]
+        expected = place_replicas(members, count, rf, method="sticky", previous=prev)
+        mine = sorted((r.partition, r.replica_index, r.broker_id, r.status) for r in got
+                      if r.cluster_id == cid and r.topic == name)
+        assert [[b for p2, _, b, _ in mine if p2 == p] for p in range(count)] == expected.replicas
+        assert sum(s == "moved" for *_, s in mine) == expected.replicas_moved
+        assert {s for *_, s in mine} <= {"kept", "moved"}
+
+
+def test_sticky_needs_previous_and_previous_must_fit_the_topics(spark):
+    topics = spark.createDataFrame([("t", 2)], "topic string, num_partitions int")
+    brokers = spark.createDataFrame([(1,), (2,), (3,)], "broker_id int")
+    with pytest.raises(InvalidInputError, match="pass previous="):
+        topics.assign_replicas(brokers, replication_factor=2, method="sticky")
+    beyond = spark.createDataFrame([("t", 5, 0, 1)], "topic string, partition int, replica_index int, broker_id int")
+    error = data_error(topics.assign_replicas(brokers, replication_factor=2, method="sticky", previous=beyond))
+    assert error.column == "partition" and "topic 't' has 2 partitions" in str(error)
+    with pytest.raises(SchemaError, match="previous lacks the required column 'replica_index'"):
+        topics.assign_replicas(brokers, replication_factor=2, method="sticky",
+                               previous=spark.createDataFrame([("t", 0, 1)], "topic string, partition int, broker_id int"))
