@@ -96,11 +96,7 @@ class Scenario:
             raise InvalidInputError(f"subscription must be one of {', '.join(SUBSCRIPTION_MODES)}",
                                     column="subscription", rows=[self.subscription])
         if isinstance(self.topics, Mapping):
-            for name, count in self.topics.items():
-                if not isinstance(name, str) or not name:
-                    raise InvalidInputError("topic names must be non-empty strings", column="topics", rows=[name])
-                _check_count("topics", count)
-            object.__setattr__(self, "topics", dict(self.topics))
+            object.__setattr__(self, "topics", _check_topic_counts(self.topics))
         else:
             _check_count("topics", self.topics)
             if self.topics < 1:
@@ -239,6 +235,19 @@ class _Fleet:
     def snapshot(self, number: int, events: List[Event], growth: Dict[str, int]) -> Generation:
         return Generation(number, dict(self.topics), {g: list(ms) for g, ms in self.groups.items()},
                           events, growth, self.s.racks)
+
+
+def _check_topic_counts(topics: Mapping[str, int]) -> Dict[str, int]:
+    """``topics`` checked by the engine's own check (:func:`~spark_assign.core.model.check_topics`),
+    its errors naming the ``topics`` setting and the topic: ``{orders: -3}`` is a bad partition
+    count of topic 'orders', not a bad number of topics."""
+    from .core.model import check_topics
+
+    try:
+        return check_topics(topics)
+    except InvalidInputError as e:
+        shown = ", ".join(f"{r[0]}: {r[1]!r}" if isinstance(r, tuple) else repr(r) for r in e.rows[:5])
+        raise InvalidInputError(f"topics: {e.problem} ({shown})", column="topics", rows=e.rows) from None
 
 
 def _check_count(name: str, value: object) -> None:

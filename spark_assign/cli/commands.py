@@ -187,6 +187,8 @@ def cmd_rebalance(args, ctx: Context) -> int:
     spark = ctx.runtime.session()
     subscriptions = read_input(spark, args.subscriptions, "--subscriptions")
     topics = read_input(spark, args.topics, "--topics")
+    if subscriptions.isEmpty():             # a header-only file: not a fleet; write no (empty) table
+        raise CliError(f"--subscriptions: {args.subscriptions} has no rows; give one row per member and topic")
     table = AssignmentTable(spark, location)
     began = time.perf_counter()
     step = table.rebalance(subscriptions, topics, strategy=strategy)

@@ -19,6 +19,8 @@ import os
 import re
 from typing import Dict, Optional, Set
 
+from ..core.model import check_topics
+from ..errors import InvalidInputError
 from .runtime import CliError, is_delta_table, is_path
 
 __all__ = ["FORMATS", "detect_format", "check_input", "read_input", "parse_topics_spec"]
@@ -43,7 +45,10 @@ def parse_topics_spec(text: str) -> Optional[Dict[str, int]]:
         if name in out:
             raise CliError(f"topic {name!r} appears twice in {text!r}")
         out[name] = int(count)
-    return out
+    try:
+        return check_topics(out)           # the engine's one check: names, counts up to Kafka's limit
+    except InvalidInputError as e:
+        raise CliError(f"--topics: {e}") from None
 
 
 def _format_of_file(path: str) -> Optional[str]:
@@ -116,10 +121,13 @@ def _typed_csv(df):
     """CSV columns as strings, except the integer columns and ``owned_partitions`` (see the module doc)."""
     from pyspark.sql import functions as F
 
+    from ..spark.inputs import checked_int
+
+    key = "topic" if "topic" in df.columns else None
     cols = []
     for name in df.columns:
-        if name in _INTEGER_COLUMNS:
-            cols.append(F.col(name).cast("int").alias(name))
+        if name in _INTEGER_COLUMNS:        # "twelve" or 99999999999 fail naming the column, not as a cast
+            cols.append(checked_int(name, name, key=key).alias(name))
         elif name == "owned_partitions":
             parts = F.split(F.trim(F.regexp_replace(F.col(name), r"[^0-9]+", " ")), " ")
             cols.append(F.when(F.col(name).isNull(), F.lit(None).cast("array<int>"))

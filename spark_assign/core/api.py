@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import warnings
 from typing import Any, Mapping, Optional, Sequence
 
@@ -13,7 +14,7 @@ from .model import GroupInput, Member, encode
 from .registry import get_strategy
 from .result import AssignmentResult
 
-__all__ = ["assign", "assign_group", "KNOWN_OPTIONS"]
+__all__ = ["assign", "assign_group", "check_options", "KNOWN_OPTIONS"]
 
 #: Engine options: ``prefer_rack_aware`` (Kafka's test-only preferRackAwareLogic) and
 #: ``topic_ids`` ({topic: Kafka Uuid}, orders topics as Kafka's uniform assignor does).
@@ -91,8 +92,44 @@ def assign_group(spec: GroupInput, strategy: str = "cooperative-sticky", **optio
         As for :func:`assign`.
     """
     chosen = get_strategy(strategy)
-    unknown = set(options) - KNOWN_OPTIONS
-    if unknown:
-        raise InvalidInputError(f"unknown option(s): {', '.join(sorted(unknown))}", column="options")
+    check_options(options)
     ctx = Context(encode(spec), dict(options))
     return AssignmentResult.build(ctx, chosen.name, chosen.run(ctx))
+
+
+def check_options(options: Mapping[str, Any]) -> None:
+    """The one check of the engine's ``options`` (see :func:`assign`): known names, and values of
+    the right kind. Raises :class:`~spark_assign.errors.InvalidInputError` naming the option.
+
+    Example::
+
+        check_options({"prefer_rack_aware": True, "topic_ids": {"orders": "AAAAAAAAAAAAAAAAAAAAAA"}})
+    """
+    unknown = set(options) - KNOWN_OPTIONS
+    if unknown:
+        raise InvalidInputError(f"unknown option(s): {', '.join(sorted(unknown))}", column="options",
+                                rows=sorted(unknown))
+    prefer = options.get("prefer_rack_aware", False)
+    if not isinstance(prefer, (bool, np.bool_)):
+        raise InvalidInputError(f"prefer_rack_aware must be True or False, got {type(prefer).__name__}",
+                                column="prefer_rack_aware", rows=[prefer])
+    ids = options.get("topic_ids")
+    if ids is None:
+        return
+    if not isinstance(ids, Mapping):
+        raise InvalidInputError(f"topic_ids must map topic names to Kafka topic ids (base64 Uuid strings), "
+                                f"got {type(ids).__name__}", column="topic_ids")
+    bad = [(name, value) for name, value in ids.items() if not _is_uuid(value)]
+    if bad:
+        raise InvalidInputError("topic_ids values must be Kafka topic ids: 16 bytes in URL-safe base64, "
+                                "as Uuid.toString() prints them", column="topic_ids", rows=bad)
+
+
+def _is_uuid(value: object) -> bool:
+    """Whether ``value`` is a Kafka ``Uuid`` string (22 characters of URL-safe base64, 16 bytes)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        return len(base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))) == 16
+    except (ValueError, TypeError):
+        return False

@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import numbers
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -75,6 +75,16 @@ class Member:
                 "topics must be a list of topic names, not a string",
                 column="topic", rows=[self.topics],
             )
+        if isinstance(self.owned, (str, bytes)) or not isinstance(self.owned, Iterable):
+            raise InvalidInputError("owned must be a list of (topic, partition) pairs",
+                                    column="owned_partitions", rows=[(self.member_id, self.owned)])
+        if not isinstance(self.topics, Iterable):
+            raise InvalidInputError(f"topics must be a list of topic names, got {type(self.topics).__name__}",
+                                    column="topic", rows=[(self.member_id, self.topics)])
+        bad = [tp for tp in self.owned if isinstance(tp, (str, bytes)) or not isinstance(tp, Sequence) or len(tp) != 2]
+        if bad:
+            raise InvalidInputError("owned partitions must be (topic, partition) pairs",
+                                    column="owned_partitions", rows=[(self.member_id, tp) for tp in bad])
         object.__setattr__(self, "topics", tuple(self.topics))
         object.__setattr__(self, "owned", tuple(tuple(tp) for tp in self.owned))
 
@@ -177,6 +187,8 @@ class GroupInput:
 
 #: Kafka's partition ids are 32-bit signed integers (``int32`` in its protocol), so a topic has at most this many.
 MAX_PARTITIONS = 2**31 - 1
+#: The smallest 32-bit signed integer (Kafka's generation ids are ``int32`` too).
+INT32_MIN = -(2**31)
 
 
 def check_topics(topics: object) -> Dict[str, int]:
@@ -204,14 +216,20 @@ def check_topics(topics: object) -> Dict[str, int]:
             f"topics must be a mapping of topic name to partition count, got {type(topics).__name__}",
             column="topics",
         )
-    names = [name for name in topics if not isinstance(name, str) or not name]
-    if names:
-        raise InvalidInputError("null or empty topic", column="topic", rows=names)
+    wrong_type = [name for name in topics if name is not None and not isinstance(name, str)]
+    if wrong_type:
+        kinds = ", ".join(sorted({type(name).__name__ for name in wrong_type}))
+        raise InvalidInputError(f"topic must be a string, got {kinds}", column="topic", rows=wrong_type)
+    empty = [name for name in topics if not name]
+    if empty:
+        raise InvalidInputError("null or empty topic", column="topic", rows=empty)
     bad = [(name, count) for name, count in topics.items()
            if isinstance(count, (bool, np.bool_)) or not isinstance(count, numbers.Integral) or count < 0]
     if bad:
-        kinds = ", ".join(sorted({type(count).__name__ for _, count in bad}))
-        raise InvalidInputError(f"partition count must be a non-negative integer, got {kinds}",
+        wrong = sorted({type(count).__name__ for _, count in bad if not isinstance(count, numbers.Integral)
+                        or isinstance(count, (bool, np.bool_))})
+        got = f"got {', '.join(wrong)}" if wrong else "got a negative count"
+        raise InvalidInputError(f"partition count must be a non-negative integer, {got}",
                                 column="num_partitions", rows=bad)
     too_many = [(name, count) for name, count in topics.items() if count > MAX_PARTITIONS]
     if too_many:
@@ -225,6 +243,11 @@ def _partition_value(member_id: object, tp: Sequence[object]) -> int:
     if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
         raise InvalidInputError(
             f"partition must be an integer, got {type(p).__name__}",
+            column="owned_partitions", rows=[(member_id, tuple(tp))],
+        )
+    if p > MAX_PARTITIONS:
+        raise InvalidInputError(
+            f"partition above Kafka's limit of {MAX_PARTITIONS:,} (partition ids are 32-bit)",
             column="owned_partitions", rows=[(member_id, tuple(tp))],
         )
     return int(p)
@@ -511,19 +534,21 @@ def _generations(values: Optional[Sequence[Optional[int]]], n: int, member_ids: 
         return np.full(n, NO_GENERATION, dtype=np.int64)
     if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
         return values.astype(np.int64)
-    if set(map(type, values)) <= {int, type(None)}:            # the common case, without a loop
+    if set(map(type, values)) <= {int, type(None)} and \
+            all(INT32_MIN <= g <= MAX_PARTITIONS for g in values if g is not None):   # the common case
         return np.fromiter((NO_GENERATION if g is None else g for g in values), dtype=np.int64, count=n)
     out = np.full(n, NO_GENERATION, dtype=np.int64)
     bad = []
     for i, g in enumerate(values):
         if g is None:
             continue
-        if isinstance(g, bool) or not isinstance(g, (int, np.integer)):
+        if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not INT32_MIN <= g <= MAX_PARTITIONS:
             bad.append((member_ids[i], g))
         else:
             out[i] = int(g)
     if bad:
-        raise InvalidInputError("generation must be an integer or null", column="generation", rows=bad)
+        raise InvalidInputError("generation must be a 32-bit integer or null (Kafka's generationId is an int32)",
+                                column="generation", rows=bad)
     return out
 
 

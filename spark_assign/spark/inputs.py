@@ -7,6 +7,7 @@ duplicates, negative counts) are found per group inside the job.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import pyarrow as pa
@@ -15,9 +16,10 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..core.model import check_topics
-from ..errors import InvalidInputError, SchemaError
+from ..errors import WORKER_MARK, InvalidInputError, SchemaError
 
-__all__ = ["subscription_columns", "topics_frame", "previous_frame", "check_columns", "type_matches"]
+__all__ = ["subscription_columns", "topics_frame", "previous_frame", "check_columns", "type_matches",
+           "checked_int_sql", "checked_int"]
 
 _INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
 
@@ -48,6 +50,48 @@ def local_frame(spark, columns: List[Tuple[str, str]], data: Dict[str, list]) ->
     schema = arrow_schema(columns)
     table = pa.table({n: pa.array(data[n], type=schema.field(n).type) for n in schema.names}, schema=schema)
     return spark.createDataFrame(table, schema=spark_ddl(columns))
+
+
+def checked_int_sql(column: str, source: str, key: Optional[str] = None) -> str:
+    """A SQL expression: ``source`` (any type: a bigint, or text read from a CSV file) as a
+    32-bit INT. A non-null value that is not one (a count above 2,147,483,647, ``'twelve'``)
+    fails the query with an :class:`~spark_assign.errors.InvalidInputError` naming ``column`` and
+    the offending row (``(key, value)``, or the value), as the engine's own checks do, instead of
+    Spark's cast error: the message carries the error's fields after
+    :data:`~spark_assign.errors.WORKER_MARK` (see :meth:`InvalidInputError.from_spark`).
+
+    Example::
+
+        checked_int_sql("num_partitions", "`num_partitions`", key="`topic`")
+    """
+    problem = f"{column} must be a 32-bit integer (Kafka's partition counts, ids and generations are int32)"
+    fields = json.dumps({"problem": problem, "column": column, "group": None})
+    head = f"{problem}; column '{column}'\n{WORKER_MARK}{fields[:-1]}, \"rows\": "
+    shown = (f"array(CAST({key} AS STRING), CAST({source} AS STRING))" if key is not None
+             else f"CAST({source} AS STRING)")
+    message = f"concat({_sql_string(head)}, to_json(array({shown})), {_sql_string('}' + chr(10))})"
+    value = f"try_cast({source} AS INT)"
+    return f"CASE WHEN {source} IS NOT NULL AND {value} IS NULL THEN raise_error({message}) ELSE {value} END"
+
+
+def _sql_string(text: str) -> str:
+    """``text`` as a SQL string literal."""
+    escaped = text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n")
+    return f"'{escaped}'"
+
+
+def checked_int(column: str, source: str, key: Optional[str] = None) -> Column:
+    """:func:`checked_int_sql` as a DataFrame column: the column named ``source`` as INT, failing
+    the job with an :class:`~spark_assign.errors.InvalidInputError` naming ``column`` (and the
+    value of the column named ``key``) for values that are not 32-bit integers."""
+    from . import failures
+
+    failures.install()                  # whichever job evaluates it raises the InvalidInputError
+    return F.expr(checked_int_sql(column, _quoted(source), _quoted(key) if key is not None else None))
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
 
 
 def type_matches(dtype: T.DataType, expected: str) -> bool:
@@ -125,7 +169,9 @@ def topics_frame(spark, topics: Any) -> DataFrame:
         present = check_columns(topics, "topics", [
             ("topic", "string", True), ("num_partitions", "int", True),
             ("replica_racks", "array<array<string>>", False), ("group_id", "string", False)])
-        cols = [F.col("topic"), F.col("num_partitions").cast("int").alias("num_partitions")]
+        count = (checked_int("num_partitions", "num_partitions", key="topic")
+                 if isinstance(present["num_partitions"], T.LongType) else F.col("num_partitions").cast("int"))
+        cols = [F.col("topic"), count.alias("num_partitions")]
         if "replica_racks" in present:
             cols.append(F.col("replica_racks"))
         if "group_id" in present:

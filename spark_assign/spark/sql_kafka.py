@@ -47,7 +47,7 @@ def _keys(keys: Any, function: str) -> pa.Array:
     if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
             or pa.types.is_large_binary(t) or pa.types.is_null(t)):
         raise InvalidInputError(f"{function}: key must be BINARY or STRING (the serialized key bytes), "
-                                f"got {t}", column="key")
+                                f"got {t}", column="key").for_driver()
     return keys
 
 
@@ -65,7 +65,10 @@ def kafka_partition_arrow(keys: pa.Array, num_partitions: pa.Array) -> pa.Array:
     # One count for the whole batch (the usual literal) takes the kernel's scalar path.
     bounds = pc.min_max(counts)
     low, high = bounds["min"].as_py(), bounds["max"].as_py()
-    out = kafka_partition(keys, low if low == high else counts)
+    try:
+        out = kafka_partition(keys, low if low == high else counts)
+    except InvalidInputError as e:      # raised in a Spark worker: carry it to the driver as such
+        raise e.for_driver() from None
     return pa.array(out, type=pa.int32(), mask=null if null.any() else None)
 
 

@@ -27,13 +27,13 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, ca
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from pyspark.sql.types import DataType, IntegerType, StringType, StructField, StructType
+from pyspark.sql.types import DataType, IntegerType, LongType, StringType, StructField, StructType
 from pyspark.sql.udtf import AnalyzeArgument, AnalyzeResult, PartitioningColumn, SelectedColumn
 
 from ..core import get_strategy, strategy_names
 from ..errors import InvalidInputError, SchemaError
 from ..schema import RESULT_COLUMNS
-from .inputs import ARROW_TYPES, type_matches
+from .inputs import ARROW_TYPES, checked_int_sql, type_matches
 from .wire import KIND_RACKS, KIND_SUBSCRIPTION, WIRE_COLUMNS
 
 if TYPE_CHECKING:
@@ -122,7 +122,11 @@ def analyze_call(function: str, table: Optional[AnalyzeArgument], strategy: Opti
         if name == "replica_racks" and not (chosen.rack_aware and f is not None):
             continue                               # only rack-aware strategies read replica racks
         source = f"`{present[name]}`" if name in present else "NULL"
-        selected.append(SelectedColumn(f"CAST({source} AS {_SQL_TYPES[kind]})", alias=name))
+        if f is not None and kind == "int" and isinstance(f.dataType, LongType):   # no overflow error from CAST
+            key = f"`{present['topic' if name == 'num_partitions' else 'member_id']}`"
+            selected.append(SelectedColumn(checked_int_sql(name, source, key), alias=name))
+        else:
+            selected.append(SelectedColumn(f"CAST({source} AS {_SQL_TYPES[kind]})", alias=name))
         names.append(name)
     return AssignPlan(
         schema=RESULT_STRUCT,

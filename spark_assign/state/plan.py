@@ -163,7 +163,8 @@ def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy
     text = f"concat_ws('{FIELD_SEP}', {', '.join(fields)})"
     inputs = with_topic_metadata(subscriptions, topics, topic_counts, racks=True).selectExpr(
         "group_id", "greatest(coalesce(_num_partitions, 0), 0) AS _n",
-        "CASE WHEN topic IS NOT NULL AND coalesce(_num_partitions, 0) <= 0 THEN topic END AS _missing",
+        # missing: no count, or 0 (a negative count is an input error, raised by the compute stage)
+        "CASE WHEN topic IS NOT NULL AND coalesce(_num_partitions, 0) = 0 THEN topic END AS _missing",
         *[f"{half.format(f'xxhash64({seed}, {text})')} AS {lane}" for (seed, half), lane in zip(_HALVES, _LANES)],
         *[f"CAST(NULL AS {t}) AS {n}" for n, t in _HEAD])
     held = heads.selectExpr("group_id", "CAST(NULL AS int) AS _n", "CAST(NULL AS string) AS _missing",

@@ -1,0 +1,159 @@
+"""Bad input to ``spark-assign``: bad flags, bad files, bad rows.
+
+Each case asserts exit status 2 with one line ``spark-assign: error: ...`` on
+stderr and nothing on stdout (no traceback), that the line names the flag,
+setting or column, and that nothing was written (the ``--table`` folder
+stays absent). Cases marked ``spark`` reach Spark (the shared session, in
+process, as tests/cli does); the others fail before Spark starts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ..cli.conftest import Run, run_cli
+from .conftest import STACK_MARKS
+
+TOPICS_CSV = "topic,num_partitions\norders,6\n"
+SUBS_CSV = "group_id,member_id,topic\npayments,c1,orders\n"
+
+
+def rebalance(subs=SUBS_CSV, topics="orders=3", strategy="range", *extra):
+    """argv of a rebalance; ``subs``/``topics`` ending in ``\\n`` are written to CSV files first."""
+    return ["rebalance", "--subscriptions", subs, "--topics", topics, "--table", "{tmp}/t", "--strategy", strategy,
+            *extra]
+
+
+def simulate(*extra):
+    return ["simulate", "--table", "{tmp}/t", *extra]
+
+
+def scenario(text, name="s.yaml"):
+    return ["simulate", "--scenario", ("file", name, text), "--table", "{tmp}/t"]
+
+
+BEFORE_SPARK = [
+    pytest.param(rebalance(topics="orders=99999999999"), "--topics", id="inline-topics-count-above-kafka-limit"),
+    pytest.param(rebalance(topics="orders=1,orders=2"), "'orders' appears twice", id="inline-topics-topic-twice"),
+    pytest.param(rebalance(strategy="fastest"), "fastest", id="strategy-unknown"),
+    pytest.param(rebalance(subs="{tmp}/missing.csv"), "--subscriptions", id="subscriptions-missing-file"),
+    pytest.param(rebalance(subs="{tmp}/members.txt/"), "--subscriptions", id="subscriptions-missing-folder"),
+    pytest.param(rebalance(topics="{tmp}/topics.parquet"), "--topics", id="topics-missing-file"),
+    pytest.param(rebalance(subs=("file", "subs.xlsx", "x")), "--subscriptions", id="subscriptions-unknown-file-type"),
+    pytest.param(["rebalance", "--subscriptions", ("file", "s.csv", SUBS_CSV), "--topics", "a=1", "--table",
+                  ("file", "t", "x"), "--strategy", "range"], "--table", id="table-is-a-file"),
+    pytest.param(["rebalance", "--subscriptions", ("file", "s.csv", SUBS_CSV), "--topics", "a=1", "--table",
+                  ("folder", "t"), "--strategy", "range"], "--table", id="table-folder-of-other-files"),
+    pytest.param(rebalance()[:-2], "--strategy", id="rebalance-without-strategy"),
+    pytest.param(rebalance(SUBS_CSV, "orders=3", "range", "--limit", "-1"), "--limit", id="rebalance-limit-negative"),
+    pytest.param(rebalance(SUBS_CSV, "orders=3", "range", "--bogus"), "--bogus", id="unknown-flag"),
+    pytest.param(simulate("--topics", "orders=99999999999"), "topics", id="simulate-topics-count-above-kafka-limit"),
+    pytest.param(simulate("--topics", "orders=-3"), "--topics", id="simulate-topics-negative"),
+    pytest.param(simulate("--groups", "-1"), "--groups", id="simulate-groups-negative"),
+    pytest.param(simulate("--members", "many"), "--members", id="simulate-members-not-a-number"),
+    pytest.param(simulate("--static-share", "1.5"), "--static-share", id="simulate-static-share-above-1"),
+    pytest.param(simulate("--subscription", "random"), "--subscription", id="simulate-subscription-unknown"),
+    pytest.param(simulate("--strategy", "sticky,fastest"), "fastest", id="simulate-strategy-unknown"),
+    pytest.param(simulate("--strategy", ","), "--strategy", id="simulate-strategy-empty-list"),
+    pytest.param(["simulate", "--table", ("file", "t", "x")], "--table", id="simulate-table-is-a-file"),
+    pytest.param(scenario("topics: {orders: -3}\n"), "orders", id="scenario-topic-count-negative"),
+    pytest.param(scenario("topics: {orders: 99999999999}\n"), "orders", id="scenario-topic-count-above-kafka-limit"),
+    pytest.param(scenario("topics: {orders: 1.5}\n"), "orders", id="scenario-topic-count-float"),
+    pytest.param(scenario("topics: [orders]\n"), "topics", id="scenario-topics-list"),
+    pytest.param(scenario("partitions: -2\n"), "partitions", id="scenario-partitions-negative"),
+    pytest.param(scenario("static_share: 2\n"), "static_share", id="scenario-static-share-above-1"),
+    pytest.param(scenario("strategies: 5\n"), "strategies", id="scenario-strategies-int"),
+    pytest.param(scenario("follow_ups: -1\n"), "follow_ups", id="scenario-follow-ups-negative"),
+    pytest.param(scenario("title: 5\n"), "title", id="scenario-title-int"),
+    pytest.param(scenario("membres: 3\n"), "membres", id="scenario-unknown-setting"),
+    pytest.param(scenario('{"groups": 2,', "s.json"), "--scenario", id="scenario-unreadable-json"),
+    pytest.param(scenario("groups: [\n"), "--scenario", id="scenario-unreadable-yaml"),
+    pytest.param(scenario("\xff\xfe", "s.yaml"), "--scenario", id="scenario-not-utf8"),
+    pytest.param(["simulate", "--scenario", "{tmp}/none.yaml", "--table", "{tmp}/t"], "--scenario",
+                 id="scenario-missing-file"),
+    pytest.param(["diff", "--table", "{tmp}/t", "--from", "x", "--to", "2"], "--from", id="diff-from-not-a-number"),
+    pytest.param(["history", "--table", "{tmp}/t"], "no such table", id="history-of-missing-table"),
+    pytest.param(["report", "--table", "{tmp}/t", "--out", "{tmp}/r.html", "--top", "0"], "--top",
+                 id="report-top-zero"),
+]
+
+WITH_SPARK = [
+    pytest.param(rebalance(topics=("file", "topics.csv", "topic,num_partitions\norders,twelve\n")), "num_partitions",
+                 id="csv-num-partitions-not-a-number"),
+    pytest.param(rebalance(topics=("file", "topics.csv", "topic,num_partitions\norders,99999999999\n")),
+                 "num_partitions", id="csv-num-partitions-above-int"),
+    pytest.param(rebalance(topics=("file", "topics.csv", "topic,num_partitions\norders,-3\n")), "num_partitions",
+                 id="csv-num-partitions-negative"),
+    pytest.param(rebalance(topics=("file", "topics.csv", "topic,num_partitions\norders,3\norders,4\n")), "topic",
+                 id="csv-topic-listed-twice"),
+    pytest.param(rebalance(topics=("file", "topics.csv", "topic\norders\n")), "num_partitions",
+                 id="csv-topics-without-counts"),
+    pytest.param(rebalance(subs=("file", "s.csv", "group_id,member_id,topic\n")), "--subscriptions",
+                 id="csv-header-only-subscriptions"),
+    pytest.param(rebalance(subs=("file", "s.csv", "group,member\npayments,c1\n")), "member_id",
+                 id="csv-wrong-columns"),
+    pytest.param(rebalance(subs=("file", "s.csv", "group_id,member_id,topic\npayments,,orders\n")), "member_id",
+                 id="csv-member-id-empty"),
+    pytest.param(rebalance(subs=("file", "s.csv", SUBS_CSV + "payments,c1,orders\n")), "topic",
+                 id="csv-duplicate-rows"),
+    pytest.param(rebalance(subs=("file", "s.csv", "group_id,member_id,topic,group_instance_id\n"
+                                                  "g,a,orders,s\ng,b,orders,s\n")), "group_instance_id",
+                 id="csv-static-id-used-by-two-members"),
+    pytest.param(rebalance(subs=("file", "s.csv", "group_id,member_id,topic,generation\ng,a,orders,first\n")),
+                 "generation", id="csv-generation-not-a-number"),
+    pytest.param(rebalance(subs=("file", "s.json", '{"group_id": "g", "member_id": 123, "topic": "orders"}\n')),
+                 "member_id", id="json-member-id-number"),
+    pytest.param(rebalance(topics="orders=-3"), "orders=-3", id="inline-topics-negative-is-no-table-name"),
+]
+
+
+def materialize(argv, tmp: Path):
+    """argv with ``{tmp}`` filled in and ``("file", name, text)`` / ``("folder", name)`` made."""
+    out = []
+    for a in argv:
+        if isinstance(a, tuple):
+            target = tmp / a[1]
+            if a[0] == "folder":
+                target.mkdir()
+                (target / "other.txt").write_text("x")
+            else:
+                target.write_bytes(a[2].encode("latin-1") if "\xff" in a[2] else a[2].encode("utf-8"))
+            a = str(target)
+        elif isinstance(a, str) and a.endswith("\n"):
+            (tmp / "subs.csv").write_text(a, encoding="utf-8")
+            a = str(tmp / "subs.csv")
+        out.append(a.format(tmp=tmp))
+    return out
+
+
+def check(run: Run, name: str, tmp: Path, table_before) -> None:
+    assert run.status == 2, (run.status, run.err)
+    assert run.out == "" and len(run.err_lines) == 1, run.err
+    assert run.err.startswith("spark-assign: error: "), run.err
+    for mark in STACK_MARKS:
+        assert mark not in run.err, run.err
+    assert name in run.err, run.err
+    table = tmp / "t"
+    assert (table.exists() and not table.is_dir()) == table_before or not table.exists(), "something was written"
+    assert not (table / "_delta_log").exists()
+
+
+@pytest.mark.parametrize("argv,name", BEFORE_SPARK)
+def test_bad_command_line_or_file(tmp_path, argv, name, monkeypatch):
+    from spark_assign.cli.runtime import SparkRuntime
+
+    def no_spark(self):
+        raise AssertionError("this mistake should be found before Spark starts")
+
+    monkeypatch.setattr(SparkRuntime, "session", no_spark)
+    args = materialize(argv, tmp_path)
+    check(run_cli(*args), name, tmp_path, (tmp_path / "t").is_file())
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("argv,name", WITH_SPARK)
+def test_bad_rows_found_by_spark(spark, tmp_path, argv, name):
+    args = materialize(argv, tmp_path)
+    check(run_cli(*args), name, tmp_path, False)
