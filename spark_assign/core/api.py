@@ -13,12 +13,14 @@ from .context import Context
 from .model import GroupInput, Member, encode
 from .registry import get_strategy
 from .result import AssignmentResult
+from .weights import LOAD_OPTIONS, check_load_options
 
 __all__ = ["assign", "assign_group", "check_options", "KNOWN_OPTIONS"]
 
-#: Engine options: ``prefer_rack_aware`` (Kafka's test-only preferRackAwareLogic) and
-#: ``topic_ids`` ({topic: Kafka Uuid}, orders topics as Kafka's uniform assignor does).
-KNOWN_OPTIONS = frozenset({"prefer_rack_aware", "topic_ids"})
+#: Engine options: ``prefer_rack_aware`` (Kafka's test-only preferRackAwareLogic),
+#: ``topic_ids`` ({topic: Kafka Uuid}, orders topics as Kafka's uniform assignor does), and
+#: ``weights``, ``max_count_skew``, ``min_improvement`` (load-aware strategies, docs/load-aware.md).
+KNOWN_OPTIONS = frozenset({"prefer_rack_aware", "topic_ids"}) | LOAD_OPTIONS
 
 
 def assign(
@@ -56,7 +58,11 @@ def assign(
         ``prefer_rack_aware=True`` forces rack-aware mode whenever member and
         partition racks overlap (Kafka's test-only ``preferRackAwareLogic``);
         ``topic_ids={topic: uuid}`` gives ``uniform`` Kafka's topic ids, so it
-        orders topics as the broker does (default: name order).
+        orders topics as the broker does (default: name order);
+        ``weights={topic: [weight of p0, p1, ...]}`` (lag, bytes/s: finite, >= 0),
+        ``max_count_skew`` and ``min_improvement`` for ``load-aware``,
+        ``cooperative-load-aware`` and ``lag-based`` (docs/load-aware.md; other
+        strategies check and ignore ``weights``).
 
     Returns
     -------
@@ -94,6 +100,8 @@ def assign_group(spec: GroupInput, strategy: str = "cooperative-sticky", **optio
     chosen = get_strategy(strategy)
     check_options(options)
     ctx = Context(encode(spec), dict(options))
+    if options.get("weights") is not None:
+        ctx.partition_weights               # checked against the group whatever the strategy
     return AssignmentResult.build(ctx, chosen.name, chosen.run(ctx))
 
 
@@ -113,6 +121,7 @@ def check_options(options: Mapping[str, Any]) -> None:
     if not isinstance(prefer, (bool, np.bool_)):
         raise InvalidInputError(f"prefer_rack_aware must be True or False, got {type(prefer).__name__}",
                                 column="prefer_rack_aware", rows=[prefer])
+    check_load_options(options)
     ids = options.get("topic_ids")
     if ids is None:
         return

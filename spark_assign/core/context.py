@@ -14,6 +14,7 @@ import numpy as np
 
 from .javautil import hashmap_order, java_sort_key, java_string_hashes
 from .model import Group
+from .weights import dense_weights
 
 __all__ = ["Context", "Outcome"]
 
@@ -77,6 +78,12 @@ class Context:
         both and marked as claimed by multiple owners.
         """
         return resolve_claims(self.group, lambda: self.hashmap_member_order)
+
+    @cached_property
+    def partition_weights(self) -> np.ndarray:
+        """Each pid's weight from the ``weights`` option (checked; 1.0 each without it), see
+        :func:`.weights.dense_weights`. Read by the load-aware strategies."""
+        return dense_weights(self.group, self.options.get("weights"))
 
     @cached_property
     def max_generation(self) -> int:

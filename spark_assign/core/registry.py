@@ -13,6 +13,7 @@ from typing import Callable, Dict, List
 
 from ..errors import UnknownStrategyError
 from .context import Context, Outcome
+from .load_aware import assign_cooperative_load_aware, assign_lag_based, assign_load_aware
 from .range import assign_range
 from .roundrobin import assign_roundrobin
 from .server_range import assign_server_range
@@ -28,7 +29,8 @@ class Strategy:
 
     ``sticky``: its output depends on previous ownership. ``cooperative``: it
     withholds partitions that change owner for one generation (KIP-429).
-    ``rack_aware``: it reads member and partition racks.
+    ``rack_aware``: it reads member and partition racks. ``weighted``: it reads per-partition
+    weights (the ``weights`` option, docs/load-aware.md).
     """
 
     name: str
@@ -37,6 +39,7 @@ class Strategy:
     cooperative: bool = False
     rack_aware: bool = False
     kafka_class: str = ""
+    weighted: bool = False
 
 
 _REGISTRY: Dict[str, Strategy] = {}
@@ -75,5 +78,10 @@ for _s in (
              kafka_class="org.apache.kafka.coordinator.group.assignor.UniformAssignor"),
     Strategy("server-range", assign_server_range,
              kafka_class="org.apache.kafka.coordinator.group.assignor.RangeAssignor"),
+    # Not Kafka's: load-aware sticky assignment and its baseline (docs/load-aware.md).
+    Strategy("load-aware", assign_load_aware, sticky=True, weighted=True),
+    Strategy("cooperative-load-aware", assign_cooperative_load_aware, sticky=True, cooperative=True, weighted=True),
+    Strategy("lag-based", assign_lag_based, kafka_class="com.github.grantneale.kafka.LagBasedPartitionAssignor",
+             weighted=True),
 ):
     register_strategy(_s)

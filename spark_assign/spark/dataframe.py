@@ -15,10 +15,10 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from ..core import check_topics, get_strategy
+from ..core import check_topics
 from ..errors import InvalidInputError
 from . import failures
-from .inputs import previous_frame, subscription_columns, topics_frame
+from .inputs import previous_frame, spark_strategy, subscription_columns, topics_frame
 from .wire import KIND_PREVIOUS, RESULT_DDL, arrow_wire, build_wire, result_arrow_schema
 
 __all__ = ["assign_partitions", "assign_frame", "assign_local", "attach"]
@@ -140,7 +140,7 @@ def assign_local(subscriptions: DataFrame, strategy: str, topics: Any, previous:
 def _wire(subscriptions: DataFrame, strategy: str, topics: Any, previous: Any) -> Tuple[DataFrame, str, bool]:
     """The wire of one assignment (see :mod:`.wire`), the strategy's name, and whether the
     subscriptions have a ``group_id`` column. Checks arguments and schemas, runs no job."""
-    chosen = get_strategy(strategy)
+    chosen = spark_strategy(strategy)
     if topics is None:
         raise InvalidInputError("topics is required: a dict {topic: partitions} or a DataFrame",
                                 column="topics")

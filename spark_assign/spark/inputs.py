@@ -16,9 +16,10 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..core.model import check_topics
+from ..core.registry import Strategy, get_strategy
 from ..errors import WORKER_MARK, InvalidInputError, SchemaError
 
-__all__ = ["subscription_columns", "topics_frame", "previous_frame", "check_columns", "type_matches",
+__all__ = ["spark_strategy", "subscription_columns", "topics_frame", "previous_frame", "check_columns", "type_matches",
            "checked_int_sql", "checked_int"]
 
 _INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
@@ -28,6 +29,24 @@ _INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
 ARROW_TYPES = {"string": pa.string(), "int": pa.int32(), "bigint": pa.int64(), "boolean": pa.bool_(),
                "tinyint": pa.int8(), "timestamp": pa.timestamp("us", tz="UTC"),
                "array<int>": pa.list_(pa.int32()), "array<array<string>>": pa.list_(pa.list_(pa.string()))}
+
+
+def spark_strategy(name: object) -> Strategy:
+    """The strategy called ``name`` for the Spark surfaces (DataFrame method, SQL functions, state
+    tables). Weighted strategies (``load-aware`` and friends) are refused there for now: those
+    surfaces take no per-partition weights yet, and without weights the strategies would quietly
+    behave as ``sticky``.
+
+    Example::
+
+        spark_strategy("sticky").name == "sticky"
+    """
+    chosen = get_strategy(name)
+    if chosen.weighted:
+        raise InvalidInputError(f"strategy {chosen.name!r} balances per-partition weights, which the Spark "
+                                "surfaces do not take yet; use it through spark_assign.core.assign(..., weights=...)",
+                                column="strategy", rows=[chosen.name])
+    return chosen
 
 
 def arrow_schema(columns: List[Tuple[str, str]]) -> pa.Schema:

@@ -33,7 +33,7 @@ from pyspark.sql.udtf import AnalyzeArgument, AnalyzeResult, PartitioningColumn,
 from ..core import get_strategy, strategy_names
 from ..errors import InvalidInputError, SchemaError
 from ..schema import RESULT_COLUMNS
-from .inputs import ARROW_TYPES, checked_int_sql, type_matches
+from .inputs import ARROW_TYPES, checked_int_sql, spark_strategy, type_matches
 from .wire import KIND_RACKS, KIND_SUBSCRIPTION, WIRE_COLUMNS
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ def analyze_call(function: str, table: Optional[AnalyzeArgument], strategy: Opti
              f"{function}(TABLE(t) PARTITION BY group_id, strategy => 'sticky')")
     if table is None or not table.isTable:
         raise SchemaError(f"{function}: the first argument must be a table, as in {usage}")
-    chosen = get_strategy(fixed_strategy or _strategy_argument(function, strategy))
+    chosen = spark_strategy(fixed_strategy or _strategy_argument(function, strategy))
     fields = {f.name.lower(): f for f in cast(StructType, table.dataType).fields}
     selected: List[SelectedColumn] = []
     names: List[str] = []
@@ -360,5 +360,7 @@ def _handler_class(function: str, strategy: Optional[str]) -> type:
 #: SQL name -> handler class: ``assign_partitions`` and one per built-in strategy.
 TABLE_FUNCTIONS: Dict[str, type] = {"assign_partitions": _handler_class("assign_partitions", None)}
 for _name in strategy_names():
+    if get_strategy(_name).weighted:             # no weights in SQL yet: see spark_strategy
+        continue
     _function = "assign_" + _name.replace("-", "_")
     TABLE_FUNCTIONS[_function] = _handler_class(_function, _name)

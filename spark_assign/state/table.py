@@ -37,12 +37,11 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from ..core import get_strategy
 from ..core.model import check_topics
 from ..errors import CommitConflict, ConcurrentRebalanceError, EmptyInputWarning, InvalidInputError, MissingTopicWarning
 from ..progress import Stages
 from ..spark.delta import is_path, resolve_location
-from ..spark.inputs import subscription_columns, topics_frame
+from ..spark.inputs import spark_strategy, subscription_columns, topics_frame
 from ..spark.session import has_delta_spark
 from .backend import ENGINES, Snapshot, Staged, StateBackend
 from .embedded import EmbeddedBackend
@@ -264,7 +263,7 @@ class AssignmentTable:
     def _request(self, subscriptions: DataFrame, topics: Topics, strategy: str, num_files: Optional[int],
                  max_attempts: int, force: bool) -> "_Request":
         """Check the arguments and the inputs' schemas, before any Spark job."""
-        chosen = get_strategy(strategy)
+        chosen = spark_strategy(strategy)
         if not isinstance(force, bool):
             raise InvalidInputError(f"force must be True or False, got {force!r}", column="force")
         for name, value in (("max_attempts", max_attempts), ("num_files", num_files)):

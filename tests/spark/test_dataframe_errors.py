@@ -198,3 +198,10 @@ def test_a_users_script_catches_the_error_and_sees_no_stack():
     caught = json.loads(done.stdout.strip().splitlines()[-1])
     assert caught == {"type": "InvalidInputError", "column": "member_id", "group": "g", "rows": [[None, "orders"]]}
     assert "Traceback" not in done.stderr and "\tat org.apache" not in done.stderr, done.stderr[-3000:]
+
+
+@pytest.mark.parametrize("strategy", ["load-aware", "cooperative-load-aware", "lag-based"])
+def test_weighted_strategies_are_refused_until_the_dataframe_takes_weights(spark, strategy):
+    with pytest.raises(InvalidInputError, match=f"strategy '{strategy}' balances per-partition weights") as info:
+        subs(spark, [("g", "c", "t")]).assign_partitions(strategy, topics=GOOD_TOPICS)
+    assert info.value.column == "strategy"

@@ -76,7 +76,7 @@ def test_wrong_array_type(spark):
 
 def test_unknown_strategy(spark):
     msg = analysis_error(spark, call("err_subs", "'stiky'"))
-    assert "unknown strategy 'stiky'; valid strategies are: cooperative-sticky, range, roundrobin" in msg
+    assert "unknown strategy 'stiky'; valid strategies are: cooperative-load-aware, cooperative-sticky, lag-based" in msg
 
 
 def test_strategy_must_be_a_constant(spark):

@@ -1,0 +1,139 @@
+"""Load-aware assignment benchmark: a 50-generation simulation with drifting, skewed weights, and speed.
+
+    python benchmarks/load_bench.py            # 200 members, 20 topics x 500 partitions, 50 generations
+    python benchmarks/load_bench.py --quick    # 40 members, 5 x 200, 12 generations (smoke run)
+
+Simulation (per strategy, each on its own history): weights are Zipf-distributed lag (s=1.5,
+capped at 200 units so no single partition outweighs a member's mean load), drifting by a 5% log-normal step per generation; from generation 10 one consumer stalls and the
+lag of every partition it owns grows by twice that partition's own weight per generation (its
+produce rate; moved away, that extra lag drains by half per generation); at generation 25 a hot partition appears (20
+mean weights). Members claim what they got, with the generation they got it.
+
+Per strategy: heaviest load / mean load (median and worst generation), heaviest load / lower
+bound max(mean, largest weight) (median generation), partitions moved and
+weight moved per generation (mean, generation 0 excluded). Targets (issue 14): load-aware's
+imbalance (max/mean - 1, median) at most 1/3 of sticky's; at least 5x fewer moves than
+lag-based, with imbalance no worse. Speed: 1M partitions (500 x 2,000, Zipf weights), 2,000
+members, fresh, against one ``numpy.lexsort`` of the 1M (topic, partition) rows in the same run.
+
+Writes benchmarks/results/load.json (load-quick.json for --quick) and prints a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from engine_bench import machine, timed  # noqa: E402
+
+from spark_assign.core import Member, assign, assign_group  # noqa: E402
+from spark_assign.testing import large_group  # noqa: E402
+
+RESULTS = Path(__file__).parent / "results"
+STRATEGIES = ["load-aware", "lag-based", "sticky", "range"]
+
+
+def simulate(strategy: str, members: int, topics: int, partitions: int, generations: int,
+             seed: int = 7) -> Dict[str, object]:
+    rng = np.random.default_rng(seed)
+    names = [f"t{i:02d}" for i in range(topics)]
+    ids = [f"c{i:03d}" for i in range(members)]
+    P = topics * partitions
+    base = np.minimum(rng.zipf(1.5, P), 200).astype(float)     # heaviest below a member's mean load
+    mean_w = base.mean()
+    extra = np.zeros(P)
+    stalled = members // 3
+    hot = P // 2 + 1
+    owned: Dict[str, List] = {m: [] for m in ids}
+    ratios, bounds, moved, moved_w = [], [], [], []
+    for gen in range(generations):
+        base = base * np.exp(rng.normal(0, 0.05, P))
+        w = base + extra
+        if gen >= 25:
+            w[hot] += 20 * mean_w
+        weights = {t: w[i * partitions:(i + 1) * partitions] for i, t in enumerate(names)}
+        group = [Member(m, names, owned[m], generation=gen if gen else None) for m in ids]
+        result = assign(group, dict.fromkeys(names, partitions), strategy, weights=weights)
+        loads = np.bincount(result.owner, weights=w, minlength=members)
+        ratios.append(float(loads.max() / loads.mean()))
+        bounds.append(float(loads.max() / max(loads.mean(), w.max())))
+        if gen:
+            was = result.status == 2
+            moved.append(int(was.sum()))
+            moved_w.append(float(w[was].sum() / w.sum()))
+        owned = result.assignment
+        # Lag dynamics: the stalled consumer's partitions grow; moved-away extra lag drains.
+        if gen >= 10:
+            mine = result.owner == stalled
+            extra[mine] += 2 * base[mine]
+            extra[~mine] *= 0.5
+    return {"strategy": strategy,
+            "max/mean median": statistics.median(ratios), "max/mean worst": max(ratios),
+            "max/bound median": statistics.median(bounds),
+            "moved per gen": statistics.mean(moved), "weight moved per gen %": 100 * statistics.mean(moved_w)}
+
+
+def speed(topics: int, partitions: int, members: int, repeat: int) -> List[Dict[str, object]]:
+    pt = np.repeat(np.arange(topics), partitions)
+    pp = np.tile(np.arange(partitions), topics)
+    base = timed(lambda: np.lexsort((pp, pt)), repeat + 2)
+    spec = large_group(topics, partitions, members)
+    w = np.minimum(np.random.default_rng(1).zipf(1.5, topics * partitions), 1e6).astype(float)
+    weights = {t: w[i * partitions:(i + 1) * partitions] for i, t in enumerate(spec.topic_names)}
+    rows: List[Dict[str, object]] = [{"case": "lexsort baseline", "seconds": base, "ratio": 1.0}]
+    for strategy in ("load-aware", "lag-based"):
+        t = timed(lambda: assign_group(spec, strategy, weights=weights), repeat)
+        result = assign_group(spec, strategy, weights=weights)
+        loads = np.bincount(result.owner, weights=w, minlength=members)
+        rows.append({"case": f"{strategy} fresh", "seconds": t, "ratio": t / base,
+                     "max/mean": float(loads.max() / loads.mean()),
+                     "lower bound": float(max(loads.mean(), w.max()) / loads.mean())})
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    args = parser.parse_args()
+    if args.quick:
+        sim = dict(members=40, topics=5, partitions=200, generations=12)
+        size, repeat = (50, 2000, 200), 1
+    else:
+        sim = dict(members=200, topics=20, partitions=500, generations=50)
+        size, repeat = (500, 2000, 2000), 3
+    rows = [simulate(s, **sim) for s in STRATEGIES]
+    by = {r["strategy"]: r for r in rows}
+    imb = {s: float(by[s]["max/mean median"]) - 1 for s in STRATEGIES}
+    verdicts = [
+        {"target": "imbalance <= 1/3 of sticky's", "value": f"{imb['load-aware']:.3f} vs {imb['sticky']:.3f}",
+         "met": imb["load-aware"] <= imb["sticky"] / 3},
+        {"target": ">= 5x fewer moves than lag-based",
+         "value": f"{by['load-aware']['moved per gen']:.1f} vs {by['lag-based']['moved per gen']:.1f}",
+         "met": 5 * float(by["load-aware"]["moved per gen"]) <= float(by["lag-based"]["moved per gen"])},
+        {"target": "imbalance no worse than lag-based", "value": f"{imb['load-aware']:.3f} vs {imb['lag-based']:.3f}",
+         "met": imb["load-aware"] <= imb["lag-based"]},
+    ]
+    report = {"machine": machine(), "quick": args.quick, **{k: v for k, v in sim.items()},
+              "rows": rows, "targets": verdicts, "speed": speed(*size, repeat=repeat)}
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / ("load-quick.json" if args.quick else "load.json")).write_text(json.dumps(report, indent=2) + "\n")
+    print(f"machine: {report['machine']}")
+    for key in ("rows", "targets", "speed"):
+        table = report[key]
+        cols = list(dict.fromkeys(c for r in table for c in r))
+        print("\n| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
+        for r in table:
+            cells = [r.get(c, "") for c in cols]
+            print("| " + " | ".join(f"{v:.3g}" if isinstance(v, float) else str(v) for v in cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
