@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+import logging
 import os
 import sys
 from typing import Any, Dict, Optional
@@ -23,6 +24,9 @@ LOCAL_DEFAULTS: Dict[str, str] = {
     "spark.ui.showConsoleProgress": "false",
     # Long loops (generations, retries) run many jobs: keep few plan descriptions in the driver.
     "spark.sql.ui.retainedExecutions": "50",
+    # Errors raised by Python code (the table functions' analysis, UDFs) reach the user as their
+    # message, without the Python traceback around it (ours name the column and rows).
+    "spark.sql.execution.pyspark.udf.hideTraceback.enabled": "true",
 }
 
 _DELTA_CONF = {
@@ -118,6 +122,9 @@ def local_session(
             continue
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
+    if quiet:
+        for name in QUERY_CONTEXT_LOGGERS:
+            logging.getLogger(name).setLevel(logging.CRITICAL)
     if quiet and not remote:
         spark.sparkContext.setLogLevel("ERROR")
         _quiet_task_failures(spark)
@@ -142,6 +149,9 @@ def _with_quiet_logging(options: str) -> str:
 #: The loggers that print a failed task's JVM and Python stacks; the action that ran the job raises
 #: the failure anyway (input errors as :class:`~spark_assign.errors.InvalidInputError`).
 TASK_FAILURE_LOGGERS = ("org.apache.spark.executor.Executor", "org.apache.spark.scheduler.TaskSetManager")
+#: PySpark's Python loggers that print a failed query's whole JVM stack (its query context) at
+#: ERROR before the exception is raised; a quiet session lets them log CRITICAL only.
+QUERY_CONTEXT_LOGGERS = ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
 
 
 def _quiet_task_failures(spark) -> None:

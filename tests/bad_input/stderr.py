@@ -19,11 +19,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: Cases whose stderr still shows a stack, and where the fix belongs.
 LEAKS = {
-    ("sql", "missing-column"): "PySpark's SQLQueryContextLogger prints the JVM stack of every analysis error to "
-                               "stderr; spark/session.py's quiet local_session should silence the "
-                               "SQLQueryContextLogger and DataFrameQueryContextLogger loggers",
-    ("sql", "unknown-strategy"): "as missing-column: SQLQueryContextLogger (spark/session.py)",
-    ("sql", "kafka-partition-int-key"): "as missing-column: SQLQueryContextLogger (spark/session.py)",
     ("state", "truncated-parquet-read-by-history"): "a failed read of a damaged data file is a raw "
                                                     "Py4JJavaError (FAILED_READ_FILE) with the JVM stack; "
                                                     "state/table.py or the backends should raise StateTableError",

@@ -22,9 +22,6 @@ pytestmark = pytest.mark.spark
 
 COLS = "group_id string, member_id string, topic string, num_partitions int"
 RANGE = "SELECT * FROM assign_range(TABLE({}))"
-ANALYZE_TRACEBACK = xfail("a Python UDTF's analyze error reaches the user with the analyze traceback inside "
-                          "the AnalysisException; spark/session.py's local_session should set "
-                          "spark.sql.execution.pyspark.udf.hideTraceback.enabled=true")
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -85,32 +82,31 @@ def test_bad_rows_fail_the_job(spark, attempt, name):
 
 ANALYSIS = [
     pytest.param(rows([("g", "t", 3)], "group_id string, topic string, num_partitions int"), "member_id",
-                 id="member-id-column-missing", marks=ANALYZE_TRACEBACK),
+                 id="member-id-column-missing"),
     pytest.param(rows([("g", "a", "t")], "group_id string, member_id string, topic string"), "num_partitions",
-                 id="num-partitions-column-missing", marks=ANALYZE_TRACEBACK),
+                 id="num-partitions-column-missing"),
     pytest.param(rows([("a", "t", 3)], "member_id string, topic string, num_partitions int"), "group_id",
-                 id="group-id-column-missing", marks=ANALYZE_TRACEBACK),
+                 id="group-id-column-missing"),
     pytest.param(rows([("g", 123, "t", 3)], "group_id string, member_id int, topic string, num_partitions int"),
-                 "member_id", id="member-id-int-column", marks=ANALYZE_TRACEBACK),
+                 "member_id", id="member-id-int-column"),
     pytest.param(rows([("g", "a", "t", "3")], COLS.replace("num_partitions int", "num_partitions string")),
-                 "num_partitions", id="num-partitions-string-column", marks=ANALYZE_TRACEBACK),
+                 "num_partitions", id="num-partitions-string-column"),
     pytest.param(rows([("g", "a", "t", 3.0)], COLS.replace("num_partitions int", "num_partitions double")),
-                 "num_partitions", id="num-partitions-double-column", marks=ANALYZE_TRACEBACK),
+                 "num_partitions", id="num-partitions-double-column"),
     pytest.param(rows([("g", "a", "t", 3, ["0"])], EXTRA.format("owned_partitions array<string>")),
-                 "owned_partitions", id="owned-partitions-array-of-strings", marks=ANALYZE_TRACEBACK),
+                 "owned_partitions", id="owned-partitions-array-of-strings"),
     pytest.param(rows([("g", "a", "t", 3, 1)], EXTRA.format("group_instance_id int")), "group_instance_id",
-                 id="static-id-int-column", marks=ANALYZE_TRACEBACK),
+                 id="static-id-int-column"),
     pytest.param(rows([("g", "a", "t", 3)], query="SELECT * FROM assign_partitions(TABLE({}) PARTITION BY group_id, "
                                                   "strategy => 'stiky')"),
-                 "stiky", id="strategy-unknown", marks=ANALYZE_TRACEBACK),
+                 "stiky", id="strategy-unknown"),
     pytest.param(rows([("g", "a", "t", 3)], query="SELECT * FROM assign_partitions(TABLE({}) PARTITION BY group_id, "
                                                   "strategy => CAST(NULL AS STRING))"),
-                 "strategy", id="strategy-null", marks=ANALYZE_TRACEBACK),
+                 "strategy", id="strategy-null"),
     pytest.param(rows([("g", "a", "t", 3)], query="SELECT * FROM assign_partitions(TABLE({}) PARTITION BY group_id, "
                                                   "strategy => 3)"),
-                 "strategy", id="strategy-int", marks=ANALYZE_TRACEBACK),
-    pytest.param(sql("SELECT * FROM assign_partitions('bad_sql')"), "table", id="first-argument-not-a-table",
-                 marks=ANALYZE_TRACEBACK),
+                 "strategy", id="strategy-int"),
+    pytest.param(sql("SELECT * FROM assign_partitions('bad_sql')"), "table", id="first-argument-not-a-table"),
     pytest.param(sql("SELECT kafka_partition(42, 3)"), "key must be BINARY or STRING", id="kafka-partition-int-key",
                  marks=xfail("Spark's own cast error (DATATYPE_MISMATCH, suggests turning ANSI off) names no "
                              "argument; the typed SQL wrapper kafka_partition(key BINARY, ...) casts before any of "
