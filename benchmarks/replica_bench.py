@@ -26,32 +26,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
-import time
 from pathlib import Path
-from typing import Callable, Dict, List, Sequence
+from typing import Dict, List, Sequence
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from engine_bench import machine  # noqa: E402
+from engine_bench import machine, timed  # noqa: E402
 
 from spark_assign.core import Broker, moves_lower_bound, place_replicas  # noqa: E402
 from spark_assign.core.replica_sticky import check_previous, reassignment  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
-
-
-def timed(fn: Callable[[], object], repeat: int) -> float:
-    """Median wall time of ``repeat`` runs, in seconds."""
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def lexsort_time(rows: int, repeat: int) -> float:

@@ -52,8 +52,6 @@ def fleet(spark, clusters: int, topics: int):
 
 def echo_batches(batches):
     """One row per replica of each topic row, brokers by arithmetic: the pass without the engine."""
-    from spark_assign.spark.replicas import REPLICA_DDL  # noqa: F401  (same module import as the real pass)
-
     for batch in batches:
         kinds = batch.column(1).to_numpy(zero_copy_only=False)
         topics = np.flatnonzero(kinds == 1)

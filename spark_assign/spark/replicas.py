@@ -23,7 +23,8 @@ rows (see :mod:`.failures`).
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Tuple, cast
+from collections import Counter
+from typing import Dict, Iterator, List, Optional, cast
 
 import numpy as np
 import pyarrow as pa
@@ -351,10 +352,7 @@ def _brokers(cluster_id: Optional[str], rows: Dict[str, list], kinds: list):
     if missing:
         raise InvalidInputError("null broker_id, or one beyond Kafka's 32-bit ids", column="broker_id",
                                 rows=[(cluster_id, None)], group=cluster_id)
-    seen: Dict[int, int] = {}
-    for b in ids:
-        seen[b] = seen.get(b, 0) + 1
-    twice = sorted(b for b, c in seen.items() if c > 1)
+    twice = _repeated(ids)
     if twice:
         raise InvalidInputError("duplicate broker_id", column="broker_id", rows=twice, group=cluster_id)
     brokers = [Broker(int(rows["broker_id"][i]), rack=rows["rack"][i], fenced=bool(rows["fenced"][i]))
@@ -364,6 +362,11 @@ def _brokers(cluster_id: Optional[str], rows: Dict[str, list], kinds: list):
     return brokers, racks
 
 
+def _repeated(values: list) -> list:
+    """The values listed more than once, sorted."""
+    return sorted(v for v, n in Counter(values).items() if n > 1)
+
+
 def _check_topics(cluster_id: Optional[str], names: list, counts: list, factors: list) -> None:
     """Topic rows a placement cannot start from: null names, counts or factors, and duplicates."""
     for column, values in (("topic", names), ("num_partitions", counts), ("replication_factor", factors)):
@@ -371,10 +374,7 @@ def _check_topics(cluster_id: Optional[str], names: list, counts: list, factors:
         if bad:
             what = "null topic" if column == "topic" else f"null {column}, or one beyond Kafka's 32-bit limit"
             raise InvalidInputError(what, column=column, rows=bad, group=cluster_id)
-    seen: Dict[str, int] = {}
-    for name in names:
-        seen[name] = seen.get(name, 0) + 1
-    twice = sorted(n for n, c in seen.items() if c > 1)
+    twice = _repeated(names)
     if twice:
         raise InvalidInputError("a topic listed twice", column="topic", rows=twice, group=cluster_id)
 

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List
 
 import pandas as pd
 import pytest
