@@ -29,6 +29,9 @@ FILES = [
     ("state.json", "State table: incremental versus full (benchmarks/state_bench.py)"),
     ("sql.json", "SQL: kafka_partition and the table functions (benchmarks/sql_bench.py)"),
     ("murmur2.json", "murmur2 kernel, no Spark (benchmarks/murmur2_bench.py)"),
+    ("replicas.json", "Replica placement and sticky reassignment (benchmarks/replica_bench.py)"),
+    ("replica_fleet.json", "Replica placement over a fleet of clusters (benchmarks/replica_fleet_bench.py)"),
+    ("load.json", "Load-aware assignment over 50 drifting generations (benchmarks/load_bench.py)"),
 ]
 
 
