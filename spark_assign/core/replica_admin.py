@@ -47,7 +47,7 @@ from .javarandom import JavaRandom
 from .javautil import java_sort_key
 from .replica_model import INT_MAX, Broker, PlacementRequest
 
-__all__ = ["place_admin_utils", "rack_alternated_broker_list", "admin_brokers"]
+__all__ = ["place_admin_utils", "rack_alternated_broker_list", "admin_brokers", "rack_aware_walk", "rack_aware_walk_small"]
 
 
 def rack_alternated_broker_list(racks: Mapping[int, str]) -> List[int]:
@@ -145,7 +145,31 @@ def _first_racks(rack_of: np.ndarray, count: int) -> np.ndarray:
     return out
 
 
-def _aware_positions(first: np.ndarray, shift: np.ndarray, rack_of: np.ndarray, rf: int) -> np.ndarray:
+#: Up to this many replicas, the rack-aware walk runs as Kafka writes it, one partition at a time:
+#: for a small topic that beats the array version's fixed cost (a fleet places many such topics).
+SMALL_WALK = 256
+
+
+def rack_aware_walk_small(first: np.ndarray, shift: np.ndarray, rack_of: np.ndarray, rf: int) -> np.ndarray:
+    """:func:`rack_aware_walk` as Kafka's loop: follower counter ``k`` walks
+    ``replicaIndex(leader, shift * numRacks, k)`` and takes a position not chosen yet whose rack
+    holds no replica unless every rack does (same result; tests compare the two)."""
+    n, racks = len(rack_of), rack_of.tolist()
+    num_racks = len(set(racks))
+    out = np.empty((len(first), rf), dtype=np.int64)
+    for row, (leader, s) in enumerate(zip(first.tolist(), shift.tolist())):
+        chosen, used, k = [leader], {racks[leader]}, 0
+        while len(chosen) < rf:
+            at = (leader + 1 + (s * num_racks + k) % (n - 1)) % n
+            if at not in chosen and (racks[at] not in used or len(used) == num_racks):
+                chosen.append(at)
+                used.add(racks[at])
+            k += 1
+        out[row] = chosen
+    return out
+
+
+def rack_aware_walk(first: np.ndarray, shift: np.ndarray, rack_of: np.ndarray, rf: int) -> np.ndarray:
     """The rack-aware walk for every partition at once; see the module docstring.
 
     ``rack_of[i]`` is the rack number of list position ``i``. Kafka's counter ``k`` walks the
@@ -239,5 +263,6 @@ def place_admin_utils(request: PlacementRequest) -> Tuple[np.ndarray, Optional[i
         codes = {name: i for i, name in enumerate(sorted(set(racks)))}
         rack_by_id = dict(zip(ids, racks))
         rack_of = np.array([codes[rack_by_id[b]] for b in order.tolist()], dtype=np.int64)
-        positions = _aware_positions(first, shift, rack_of, rf) if rf > 1 else first[:, None]
+        walk = rack_aware_walk_small if count * rf <= SMALL_WALK else rack_aware_walk
+        positions = walk(first, shift, rack_of, rf) if rf > 1 else first[:, None]
     return order[positions].astype(np.int32), seed

@@ -11,9 +11,12 @@ from typing import Dict, List, Optional
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spark_assign.core import Broker, ReplicaPlacement, place_replicas
-from spark_assign.core.replica_admin import admin_brokers, rack_alternated_broker_list
+from spark_assign.core.replica_admin import (admin_brokers, rack_alternated_broker_list, rack_aware_walk,
+                                             rack_aware_walk_small)
 from spark_assign.errors import InvalidInputError
 
 SEEDS = range(40)
@@ -278,3 +281,19 @@ def test_kafkas_32_bit_arithmetic_is_not_overflowed():
     with pytest.raises(InvalidInputError, match="32-bit") as info:
         admin({0: None, 1: None}, 10, 2, start_index=2**31 - 5)
     assert info.value.column == "start_index"
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_the_small_walk_is_the_array_walk(data):
+    """Kafka's loop (small topics) and the array version (large ones) place alike."""
+    n = data.draw(st.integers(2, 40), label="brokers")
+    racks = data.draw(st.integers(1, min(n, 8)), label="racks")
+    rack_of = np.array(data.draw(st.lists(st.integers(0, racks - 1), min_size=n, max_size=n), label="rack_of"))
+    rack_of = np.unique(rack_of, return_inverse=True)[1].astype(np.int64)
+    rf = data.draw(st.integers(2, n), label="rf")
+    count = data.draw(st.integers(1, 30), label="partitions")
+    first = np.array(data.draw(st.lists(st.integers(0, n - 1), min_size=count, max_size=count)), dtype=np.int64)
+    shift = np.array(data.draw(st.lists(st.integers(0, 3 * n), min_size=count, max_size=count)), dtype=np.int64)
+    assert rack_aware_walk_small(first, shift, rack_of, rf).tolist() == \
+        rack_aware_walk(first, shift, rack_of, rf).tolist()
