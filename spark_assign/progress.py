@@ -10,7 +10,10 @@ report writer):
 * ``$SPARK_ASSIGN_PROGRESS``: ``0`` never shows a bar, ``1`` always does
   (also when stderr is not a terminal), whatever the call says;
 * bars go to stderr and are cleared when their work ends (``leave=False``):
-  progress is about now, the results say what happened.
+  progress is about now, the results say what happened;
+* every update is drawn (``mininterval=0``): the units are coarse (stages,
+  statements, generations, each a Spark job or more), so a bar never skips
+  the step it is on, however fast the steps come.
 
 Example::
 
@@ -71,7 +74,7 @@ def progress(total: Optional[int], description: str, enabled: Optional[bool] = N
         The name of one unit.
     """
     show = show_progress(enabled)
-    return tqdm(total=total, desc=description, unit=unit, leave=False, dynamic_ncols=True,
+    return tqdm(total=total, desc=description, unit=unit, leave=False, dynamic_ncols=True, mininterval=0,
                 disable=None if show is None else not show)
 
 
