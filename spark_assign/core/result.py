@@ -45,17 +45,24 @@ class AssignmentResult:
     @classmethod
     def build(cls, ctx: Context, strategy: str, outcome: Outcome) -> "AssignmentResult":
         g = ctx.group
-        claimed, _ = ctx.claims
-        previous = claimed.copy()
-        if g.prior_owner is not None:
-            previous = np.where(previous >= 0, previous, g.prior_owner)
         owner = outcome.owner
-        status = np.full(g.num_partitions, NEW, dtype=np.int8)
-        status[(owner >= 0) & (owner == previous)] = KEPT
-        status[(owner >= 0) & (previous >= 0) & (owner != previous)] = MOVED
-        if g.pending is not None:
-            status[(owner >= 0) & (previous < 0) & g.pending] = ASSIGNED
-        status[owner < 0] = REVOKED
+        if len(g.claim_pid) == 0 and g.prior_owner is None:
+            previous = np.full(g.num_partitions, -1, dtype=np.int64)    # nothing was owned: all new
+            status = np.full(g.num_partitions, NEW, dtype=np.int8)
+            if g.pending is not None:
+                status[(owner >= 0) & g.pending] = ASSIGNED
+        else:
+            claimed, _ = ctx.claims
+            previous = claimed.copy()
+            if g.prior_owner is not None:
+                previous = np.where(previous >= 0, previous, g.prior_owner)
+            status = np.full(g.num_partitions, NEW, dtype=np.int8)
+            status[(owner >= 0) & (owner == previous)] = KEPT
+            status[(owner >= 0) & (previous >= 0) & (owner != previous)] = MOVED
+            if g.pending is not None:
+                status[(owner >= 0) & (previous < 0) & g.pending] = ASSIGNED
+        if len(owner) and owner.min() < 0:
+            status[owner < 0] = REVOKED
         return cls(g, strategy, owner, previous, status, outcome.order)
 
     # ----------------------------------------------------------------- columns
@@ -85,17 +92,20 @@ class AssignmentResult:
     def assignment(self) -> Dict[str, List[TopicPartition]]:
         """``{member_id: [(topic, partition), ...]}``, every member present."""
         g = self.group
-        out: Dict[str, List[TopicPartition]] = {m: [] for m in g.member_ids}
-        pids = np.flatnonzero(self.owner >= 0)
-        if len(pids) == 0:
-            return out
-        pids = pids[np.lexsort((self.order[pids], self.owner[pids]))]
-        names, topics, parts = g.topic_names, self.topic, self.partition
-        bounds = np.flatnonzero(np.diff(self.owner[pids])) + 1
-        for chunk in np.split(pids, bounds):
-            member = g.member_ids[int(self.owner[chunk[0]])]
-            out[member] = [(names[t], p) for t, p in zip(topics[chunk].tolist(), parts[chunk].tolist())]
-        return out
+        owner = self.owner
+        if len(owner) == 0:
+            return {m: [] for m in g.member_ids}
+        # Partitions member by member (withheld ones, owner -1, first), each member's in its
+        # order: one stable radix sort by owner when the order follows pids, else a lexsort.
+        if (np.diff(self.order) >= 0).all():
+            key = owner.astype(np.int16) if g.num_members < 1 << 15 else owner
+            pids = np.argsort(key, kind="stable")
+        else:
+            pids = np.lexsort((self.order, owner))
+        bounds = np.searchsorted(owner[pids], np.arange(g.num_members + 1)).tolist()
+        names = np.asarray(g.topic_names, dtype=object)[self.topic[pids]].tolist()
+        pairs = list(zip(names, self.partition[pids].tolist()))
+        return {m: pairs[bounds[i]:bounds[i + 1]] for i, m in enumerate(g.member_ids)}
 
     @cached_property
     def revoked(self) -> Dict[str, List[TopicPartition]]:

@@ -47,6 +47,13 @@ def build_constrained(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.
         return owner, order, transferring
     min_quota, expected_max = divmod(P, M)
     max_quota = min_quota + (1 if expected_max else 0)
+    step = P * max(g.num_topics, 1)     # new assignments sort after every kept partition
+
+    if len(g.claim_pid) == 0 and not racks.active and not racks.reorders():
+        # Nothing claimed: every member is under its quota (or all at 0 < max_quota), and
+        # the fill below deals the partitions round-robin in pid order: pid i to member i % M.
+        owner = np.arange(P, dtype=np.int64) % M
+        return owner, np.arange(step, step + P, dtype=np.int64), transferring
 
     claim_owner, multi = ctx.claims
     # Valid claims per member; Kafka drops rack-mismatched ones first, then doubly claimed.
@@ -66,11 +73,13 @@ def build_constrained(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.
     # Stage 1: keep_owned.
     partition, topic = g.pid_partition(), g.pid_topic()
     owned = np.bincount(cm, minlength=M)
-    walk = ctx.hashmap_member_order
-    may_max = owned[walk] >= max_quota
+    may_max = owned >= max_quota
     takes_max = np.zeros(M, dtype=bool)
-    if expected_max:
-        takes_max[walk] = may_max & (np.cumsum(may_max) <= expected_max)
+    if expected_max and int(may_max.sum()) <= expected_max:
+        takes_max = may_max                 # every candidate gets the larger quota: order is moot
+    elif expected_max:
+        walk = ctx.hashmap_member_order     # the first expected_max candidates in Kafka's walk
+        takes_max[walk] = may_max[walk] & (np.cumsum(may_max[walk]) <= expected_max)
     at_max = int(takes_max.sum())
     quota = np.where(owned < min_quota, owned, np.where(takes_max, max_quota, min_quota))
     trimmed = np.flatnonzero(owned > quota)
@@ -87,20 +96,20 @@ def build_constrained(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.
     # Within a member, kept partitions come first, by (partition, topic) as in Kafka.
     order[cp] = partition[cp] * g.num_topics + topic[cp]
 
-    under = [m for m in range(M) if owned[m] < min_quota]
+    under = np.flatnonzero(owned < min_quota).tolist()
     if at_max < expected_max:
-        at_min = [m for m in range(M) if owned[m] >= min_quota and not takes_max[m]]
+        at_min = np.flatnonzero((owned >= min_quota) & ~takes_max).tolist()
     else:
         at_min = []
 
     counts = np.bincount(cm, minlength=M)
     unassigned = racks.sort_by_scarcity(np.flatnonzero(owner < 0))
-    step = [P * max(g.num_topics, 1)]   # new assignments sort after every kept partition
+    next_order = [step]
 
     def give(pids: np.ndarray, members: np.ndarray) -> None:
         owner[pids] = members
-        order[pids] = step[0] + np.arange(len(pids))
-        step[0] += len(pids)
+        order[pids] = next_order[0] + np.arange(len(pids))
+        next_order[0] += len(pids)
         counts[:] += np.bincount(members, minlength=M)
         moved_in = (revoked_from[pids] >= 0) & (revoked_from[pids] != members)
         transferring[pids] = moved_in | multi[pids]
