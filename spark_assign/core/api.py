@@ -71,7 +71,8 @@ def assign(
         ``.assignment`` ``{member_id: [(topic, partition), ...]}`` for every member,
         ``.revoked`` what members lose, and columnar arrays (owner, previous owner, status).
     """
-    if isinstance(members, (str, bytes, Mapping)) or not isinstance(members, Sequence):
+    if type(members) not in (list, tuple) and (isinstance(members, (str, bytes, Mapping))
+                                               or not isinstance(members, Sequence)):
         raise InvalidInputError(
             f"members must be a list of Member objects, got {type(members).__name__}", column="members"
         )

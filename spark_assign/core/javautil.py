@@ -224,8 +224,9 @@ def hashmap_order(hashes: Sequence[int]) -> List[int]:
     buckets): then the insertions are replayed.
     """
     n = len(hashes)
-    if n == 0:
-        return []
+    if n <= _TREEIFY_THRESHOLD:             # 16 buckets, no resize: Python beats array calls
+        buckets = [hash_spread(int(h)) & (INITIAL_CAPACITY - 1) for h in hashes]
+        return sorted(range(n), key=buckets.__getitem__)
     h = np.asarray(hashes, dtype=np.int64) & _MASK32
     spread = h ^ (h >> 16)
     if n > 3 * _MIN_TREEIFY_CAPACITY // 4 or n <= _TREEIFY_THRESHOLD or \

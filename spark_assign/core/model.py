@@ -257,6 +257,11 @@ def check_topics(topics: object) -> Dict[str, int]:
         naming column ``topics`` (not a mapping), ``topic`` (bad names) or
         ``num_partitions`` (bad counts; every offending ``(topic, count)`` listed).
     """
+    if type(topics) is dict and set(map(type, topics)) <= {str} and "" not in topics \
+            and set(map(type, topics.values())) <= {int}:
+        counts = topics.values()          # the common case: only the ranges are left to check
+        if not counts or (min(counts) >= 0 and max(counts) <= MAX_PARTITIONS):
+            return dict(topics)
     if isinstance(topics, (str, bytes)) or not isinstance(topics, Mapping):
         raise InvalidInputError(
             f"topics must be a mapping of topic name to partition count, got {type(topics).__name__}",

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Dict, List, Tuple
+from typing import Dict, Iterator, List, Mapping, Optional, Tuple
 
 import numpy as np
 
 from .context import Context, Outcome
 from .model import Group
 
-__all__ = ["AssignmentResult", "STATUS_NAMES", "NEW", "KEPT", "MOVED", "REVOKED", "ASSIGNED"]
+__all__ = ["AssignmentResult", "MemberAssignment", "STATUS_NAMES", "NEW", "KEPT", "MOVED", "REVOKED", "ASSIGNED"]
 
 #: Status codes of the ``status`` array, and their names in outputs.
 NEW, KEPT, MOVED, REVOKED, ASSIGNED = 0, 1, 2, 3, 4
@@ -89,23 +89,10 @@ class AssignmentResult:
     # ------------------------------------------------------------ Kafka views
 
     @cached_property
-    def assignment(self) -> Dict[str, List[TopicPartition]]:
-        """``{member_id: [(topic, partition), ...]}``, every member present."""
-        g = self.group
-        owner = self.owner
-        if len(owner) == 0:
-            return {m: [] for m in g.member_ids}
-        # Partitions member by member (withheld ones, owner -1, first), each member's in its
-        # order: one stable radix sort by owner when the order follows pids, else a lexsort.
-        if (np.diff(self.order) >= 0).all():
-            key = owner.astype(np.int16) if g.num_members < 1 << 15 else owner
-            pids = np.argsort(key, kind="stable")
-        else:
-            pids = np.lexsort((self.order, owner))
-        bounds = np.searchsorted(owner[pids], np.arange(g.num_members + 1)).tolist()
-        names = np.asarray(g.topic_names, dtype=object)[self.topic[pids]].tolist()
-        pairs = list(zip(names, self.partition[pids].tolist()))
-        return {m: pairs[bounds[i]:bounds[i + 1]] for i, m in enumerate(g.member_ids)}
+    def assignment(self) -> "MemberAssignment":
+        """``{member_id: [(topic, partition), ...]}``, every member present (a read-only
+        :class:`MemberAssignment`, whose lists are built as they are read)."""
+        return MemberAssignment(self)
 
     @cached_property
     def revoked(self) -> Dict[str, List[TopicPartition]]:
@@ -130,3 +117,86 @@ class AssignmentResult:
         """Partitions per member (index order)."""
         own = self.owner[self.owner >= 0]
         return np.bincount(own, minlength=self.group.num_members)
+
+
+class MemberAssignment(Mapping[str, List[TopicPartition]]):
+    """A group's assignment as Kafka shows it: ``{member_id: [(topic, partition), ...]}``, every
+    member present, each list in Kafka's order for the strategy.
+
+    Read-only. A list is built the first time it is read, so a group of a million partitions
+    costs one sort of its owners until a caller reads lists, and then the tuples of the lists it
+    reads (small groups build all lists at the first read). ``dict(result.assignment)`` gives a
+    plain ``dict``; comparisons with dicts work either way round.
+
+    Example::
+
+        result = assign([Member("c1", topics=["t"]), Member("c2", topics=["t"])], {"t": 3}, "range")
+        result.assignment["c1"] == [("t", 0), ("t", 1)]
+        result.assignment == {"c1": [("t", 0), ("t", 1)], "c2": [("t", 2)]}
+    """
+
+    #: Groups with at most this many partitions build every list at the first read.
+    EAGER = 4096
+
+    def __init__(self, result: AssignmentResult) -> None:
+        self._result = result
+        self._ids = result.group.member_ids
+        self._lists: Dict[str, List[TopicPartition]] = {}
+        self._complete = False
+        self._index: Optional[Dict[str, int]] = None
+        self._pids = self._bounds = np.zeros(0, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __contains__(self, member: object) -> bool:
+        return member in self._lists or member in self._member_index()
+
+    def __getitem__(self, member: str) -> List[TopicPartition]:
+        listed = self._lists.get(member)
+        if listed is not None:
+            return listed
+        i = self._member_index()[member]            # KeyError for a member not in the group
+        if self._complete:
+            return self._lists[member]
+        if len(self._result.owner) <= self.EAGER:
+            self._lists = self._build(0, len(self._ids))
+            self._complete = True
+            return self._lists[member]
+        listed = self._build(i, i + 1)[member]
+        self._lists[member] = listed
+        return listed
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+    def _member_index(self) -> Dict[str, int]:
+        if self._index is None:
+            self._index = {m: i for i, m in enumerate(self._ids)}
+            self._sort()
+        return self._index
+
+    def _sort(self) -> None:
+        """Partitions member by member (withheld ones, owner -1, first), each member's in its
+        order: one stable radix sort by owner when the order follows pids, else a lexsort."""
+        r = self._result
+        owner, order = r.owner, r.order
+        if (order[1:] >= order[:-1]).all():
+            pids = np.argsort(owner.astype(np.int16) if len(self._ids) < 1 << 15 else owner, kind="stable")
+        else:
+            pids = np.lexsort((order, owner))
+        self._pids = pids
+        self._bounds = np.searchsorted(owner[pids], np.arange(len(self._ids) + 1))
+
+    def _build(self, first: int, stop: int) -> Dict[str, List[TopicPartition]]:
+        """The lists of members ``first`` to ``stop - 1`` (by index)."""
+        r = self._result
+        lo, hi = int(self._bounds[first]), int(self._bounds[stop])
+        pids = self._pids[lo:hi]
+        names = np.asarray(r.group.topic_names, dtype=object)[r.topic[pids]].tolist()
+        pairs = list(zip(names, r.partition[pids].tolist()))
+        bounds = (self._bounds[first:stop + 1] - lo).tolist()
+        return {self._ids[first + k]: pairs[bounds[k]:bounds[k + 1]] for k in range(stop - first)}

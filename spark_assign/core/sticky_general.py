@@ -35,7 +35,8 @@ move-back rule in those two cases.
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple, Union, cast
+import heapq
+from typing import Dict, Optional, Tuple, cast
 
 import numpy as np
 
@@ -47,6 +48,8 @@ from .sticky import StickyRacks
 __all__ = ["build_general", "water_fill"]
 
 _SCAN_CHUNK = 4096
+#: Up to this many picks, :func:`water_fill` pops a heap (Python) rather than doing array passes.
+_HEAP_FILL = 48
 
 
 def build_general(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.ndarray, None]:
@@ -110,7 +113,7 @@ class _GeneralBuilder:
         self.owner[pids] = members
         self.order[pids] = self.step + np.arange(len(pids))
         self.step += len(pids)
-        np.add.at(self.counts, members, 1)
+        self.counts += np.bincount(members, minlength=len(self.counts))
 
     def assign_unassigned(self) -> None:
         rest = self.unassigned
@@ -327,14 +330,16 @@ def water_fill(counts: np.ndarray, k: int) -> np.ndarray:
     """Positions in ``counts`` receiving k items, one at a time, each to the least
     loaded (ties to the lower position): the picks sorted by (level, position)."""
     n = len(counts)
-    if k <= 4 or n <= 2:
-        c = counts.astype(np.int64).copy()
-        picks = np.empty(k, dtype=np.int64)
-        for i in range(k):
-            j: Union[int, np.ndarray] = int(np.argmin(c))
-            picks[i] = j
-            c[j] += 1
-        return picks
+    if k <= _HEAP_FILL:
+        # Few picks: a heap of (count, position) pops the least loaded, ties to the lower position.
+        heap = list(zip(counts.tolist(), range(n)))
+        heapq.heapify(heap)
+        picks = []
+        for _ in range(k):
+            c, j = heap[0]
+            picks.append(j)
+            heapq.heapreplace(heap, (c + 1, j))
+        return np.array(picks, dtype=np.int64)
     # Smallest level L with k picks at levels <= L: with j members at or below L,
     # that is j * (L + 1) - (sum of their counts) >= k.
     sorted_counts = np.sort(counts)

@@ -259,7 +259,7 @@ class _Heterogeneous:
             # Least loaded first, dealt round-robin over the least loaded block.
             picks = members[water_fill(self.size[members], len(free))]
             self.owner[free] = picks
-            np.add.at(self.size, picks, 1)
+            self.size += np.bincount(picks, minlength=len(self.size))
 
     def balance(self) -> None:
         topics = [t for t in self.topics.tolist() if len(self.subscribers_of(t)) >= 2]
