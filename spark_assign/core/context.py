@@ -102,6 +102,9 @@ def resolve_claims(group: Group, member_order: Callable[[], np.ndarray]) -> Tupl
     cm, cp = group.claim_member, group.claim_pid
     if len(cp) == 0:
         return owner, multi
+    if not group.claims_overlap:          # encoding found no pid claimed twice
+        owner[cp] = cm
+        return owner, multi
     claims_per_pid = np.bincount(cp, minlength=P)
     if claims_per_pid.max() <= 1:
         owner[cp] = cm

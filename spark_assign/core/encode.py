@@ -52,7 +52,7 @@ def encode(spec: GroupInput) -> Group:
             sub_member = people.rank[sub_member]
         sub_pairs = encode_subscriptions(sub_member, topics.to_uni[np.asarray(spec.sub_topic, dtype=np.int64)],
                                          len(people.ids), people.ids, topics.names)
-    claim_member, claim_pid, outside = _encode_claims(spec, people, topics)
+    claim_member, claim_pid, outside, overlap = _encode_claims(spec, people, topics)
     rack_names, member_rack, pr_off, pr_ids = _encode_racks(people.racks, spec.partition_racks, topics)
     prior, departed = _encode_prior(spec, people.ids, topics)
     return Group(
@@ -74,6 +74,7 @@ def encode(spec: GroupInput) -> Group:
         prior_owner=prior,
         departed=departed,
         pending=_encode_pending(spec, topics),
+        claims_overlap=overlap,
     )
 
 
@@ -246,22 +247,27 @@ def _universe(spec: GroupInput, people: _Members) -> _Universe:
 
 
 def _pids(uni_topic: np.ndarray, partition: np.ndarray, topics: _Universe) -> np.ndarray:
-    """pid of each (universe topic, partition) pair; -1 where outside the universe."""
-    T = len(topics.counts)
-    t = np.where(uni_topic >= 0, uni_topic, T)
+    """pid of each (universe topic, partition) pair (partitions >= 0); -1 where outside the
+    universe. Topic -1 (not subscribed) reads the sentinel appended to counts and starts."""
     counts = np.append(topics.counts, 0)
-    starts = np.append(topics.offsets[:-1], 0)
-    return np.where(partition < counts[t], starts[t] + partition, -1)
+    starts = topics.offsets.copy()
+    starts[-1] = 0
+    pid = starts[uni_topic] + partition
+    outside = partition >= counts[uni_topic]
+    if outside.any():
+        pid[outside] = -1
+    return pid
 
 
 # --------------------------------------------------------------------------- claims
 
 
 def _encode_claims(spec: GroupInput, people: _Members, topics: _Universe):
-    """Claims as (member index, pid), checked; plus the claims outside the universe."""
+    """Claims as (member index, pid), checked; the claims outside the universe; and whether
+    some pid has two claims."""
     cp = np.asarray(spec.claim_partition, dtype=np.int64)
     if len(cp) == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), []
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), [], False
     cm = np.asarray(spec.claim_member, dtype=np.int64)
     if people.rank is not None:
         cm = people.rank[cm]
@@ -283,7 +289,8 @@ def _encode_claims(spec: GroupInput, people: _Members, topics: _Universe):
         cm, pid, ct_in, cp = cm[inside], pid[inside], ct_in[inside], cp[inside]
     # A member may claim a partition once. Only partitions claimed twice can break that.
     per_pid = np.bincount(pid, minlength=P)
-    if len(per_pid) and per_pid.max() > 1:
+    overlap = bool(len(per_pid) and per_pid.max() > 1)
+    if overlap:
         twice = np.flatnonzero(per_pid[pid] > 1)
         dup = twice[duplicates(cm[twice] * (P + 1) + pid[twice])]
         if len(dup):
@@ -291,7 +298,7 @@ def _encode_claims(spec: GroupInput, people: _Members, topics: _Universe):
                 "a member lists the same owned partition twice", column="owned_partitions",
                 rows=sorted({(member_ids[cm[i]], names_in[ct_in[i]], int(cp[i])) for i in dup}),
             )
-    return cm, pid, outside
+    return cm, pid, outside, overlap
 
 
 # --------------------------------------------------------------------------- racks, previous generation

@@ -80,12 +80,15 @@ class Member:
         if not isinstance(self.topics, Iterable):
             raise InvalidInputError(f"topics must be a list of topic names, got {type(self.topics).__name__}",
                                     column="topic", rows=[(self.member_id, self.topics)])
-        bad = [tp for tp in self.owned if isinstance(tp, (str, bytes)) or not isinstance(tp, Sequence) or len(tp) != 2]
-        if bad:
-            raise InvalidInputError("owned partitions must be (topic, partition) pairs",
-                                    column="owned_partitions", rows=[(self.member_id, tp) for tp in bad])
+        owned = tuple(self.owned)
+        if not (set(map(type, owned)) <= {tuple} and set(map(len, owned)) <= {2}):   # else: pair by pair
+            bad = [tp for tp in owned if isinstance(tp, (str, bytes)) or not isinstance(tp, Sequence) or len(tp) != 2]
+            if bad:
+                raise InvalidInputError("owned partitions must be (topic, partition) pairs",
+                                        column="owned_partitions", rows=[(self.member_id, tp) for tp in bad])
+            owned = tuple(tuple(tp) for tp in owned)
         object.__setattr__(self, "topics", tuple(self.topics))
-        object.__setattr__(self, "owned", tuple(tuple(tp) for tp in self.owned))
+        object.__setattr__(self, "owned", owned)
 
 
 @dataclass
@@ -165,7 +168,7 @@ class GroupInput:
             return out  # type: ignore[return-value]
 
         sub_member, sub_topic = _subscription_columns(members, codes)
-        claim_member, claim_topic, claim_partition = _claim_columns(members, codes)
+        claim_member, claim_topic, claim_partition = _claim_columns(members, codes, topic_index)
         return cls(
             member_ids=[m.member_id for m in members],
             topic_names=names,
@@ -206,29 +209,40 @@ def _subscription_columns(members: Sequence[Member], codes: Callable[[Sequence[o
             np.fromiter(itertools.chain.from_iterable(per_member), dtype=np.int64, count=total))
 
 
-def _claim_columns(members: Sequence[Member], codes: Callable[[Sequence[object]], List[int]]
-                   ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _claim_columns(members: Sequence[Member], codes: Callable[[Sequence[object]], List[int]],
+                   topic_index: Mapping[object, int]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(claim_member, claim_topic, claim_partition)`` of :meth:`GroupInput.from_members`:
     whole-column passes over the flattened ``owned`` pairs (a :class:`Member` holds pairs)."""
     per_member = [len(m.owned) for m in members]
-    if not any(per_member):
+    total = sum(per_member)
+    if not total:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
     flat = list(itertools.chain.from_iterable(m.owned for m in members))
-    topic = np.asarray(codes(list(map(itemgetter(0), flat))), dtype=np.int64)
-    parts = list(map(itemgetter(1), flat))
-    partition = None
-    if set(map(type, parts)) <= {int}:          # the common case: no bool, no NumPy scalar
-        try:
-            partition = np.array(parts, dtype=np.int64)
-        except OverflowError:
-            partition = None
-        if partition is not None and len(partition) and partition.max() > MAX_PARTITIONS:
-            partition = None
-    if partition is None:                       # anything else: checked pair by pair
-        partition = np.array([_partition_value(m.member_id, tp) for m in members for tp in m.owned],
-                             dtype=np.int64)
+    try:                                        # every topic in the metadata: one lookup pass
+        topic = np.fromiter(map(topic_index.__getitem__, map(itemgetter(0), flat)), dtype=np.int64, count=total)
+    except (KeyError, TypeError):
+        topic = np.asarray(codes(list(map(itemgetter(0), flat))), dtype=np.int64)
+    partition = _partition_column(members, flat)
     return np.repeat(np.arange(len(members), dtype=np.int64), per_member), topic, partition
+
+
+def _partition_column(members: Sequence[Member], flat: List[Tuple[object, object]]) -> np.ndarray:
+    """The partitions of the flattened ``owned`` pairs, checked as :func:`_partition_value` checks
+    one. NumPy infers int64 only from integers; of those, only a bool passes for one, and a bool
+    is 0 or 1, so only those values are looked at again."""
+    parts = list(map(itemgetter(1), flat))
+    try:
+        partition = np.array(parts)
+    except (OverflowError, ValueError, TypeError):
+        partition = None
+    if partition is not None and partition.dtype == np.int64 and partition.ndim == 1 and (
+            len(partition) == 0 or partition.max() <= MAX_PARTITIONS):
+        low = np.flatnonzero((partition == 0) | (partition == 1)).tolist()
+        if not any(type(parts[i]) is bool for i in low):
+            return partition
+    # Anything else: pair by pair, raising the first problem.
+    return np.array([_partition_value(m.member_id, tp) for m in members for tp in m.owned], dtype=np.int64)
 
 
 #: Kafka's partition ids are 32-bit signed integers (``int32`` in its protocol), so a topic has at most this many.
@@ -337,6 +351,7 @@ class Group:
     prior_owner: Optional[np.ndarray]  # (P,) index into owner_names(), -1 = none
     departed: List[str]
     pending: Optional[np.ndarray]      # (P,) bool
+    claims_overlap: bool = True        # some pid has two claims (False: each claim stands alone)
 
     @property
     def num_members(self) -> int:

@@ -57,8 +57,9 @@ class AssignmentResult:
             if g.prior_owner is not None:
                 previous = np.where(previous >= 0, previous, g.prior_owner)
             status = np.full(g.num_partitions, NEW, dtype=np.int8)
-            status[(owner >= 0) & (owner == previous)] = KEPT
-            status[(owner >= 0) & (previous >= 0) & (owner != previous)] = MOVED
+            had_owner = previous >= 0
+            status[had_owner] = MOVED             # those left without an owner are revoked below
+            status[had_owner & (owner == previous)] = KEPT
             if g.pending is not None:
                 status[(owner >= 0) & (previous < 0) & g.pending] = ASSIGNED
         if len(owner) and owner.min() < 0:

@@ -58,15 +58,15 @@ def build_constrained(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.
     claim_owner, multi = ctx.claims
     # Valid claims per member; Kafka drops rack-mismatched ones first, then doubly claimed.
     cm, cp = g.claim_member, g.claim_pid
-    valid = claim_owner[cp] == cm
-    if not valid.all():
+    if g.claims_overlap:                     # else every claim stands
+        valid = claim_owner[cp] == cm
         cm, cp = cm[valid], cp[valid]
     revoked_from = np.full(P, -1, dtype=np.int64)   # Kafka's maybeRevokedPartitions
     if racks.active:
         bad = np.array([racks.mismatch(int(m), int(p)) for m, p in zip(cm, cp)], dtype=bool)
         revoked_from[cp[bad]] = cm[bad]
         cm, cp = cm[~bad], cp[~bad]
-    if multi.any():
+    if g.claims_overlap and multi.any():
         keep = ~multi[cp]
         cm, cp = cm[keep], cp[keep]
 
@@ -102,7 +102,7 @@ def build_constrained(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.
     else:
         at_min = []
 
-    counts = np.bincount(cm, minlength=M)
+    counts = np.bincount(cm, minlength=M) if len(trimmed) or racks.active else owned
     unassigned = racks.sort_by_scarcity(np.flatnonzero(owner < 0))
     next_order = [step]
 
