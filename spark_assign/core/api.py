@@ -79,7 +79,7 @@ def assign(
     spec = GroupInput.from_members(members, topics, partition_racks)
     # Subscribed topics without partitions, from the columns (unknown topics have count -1).
     subscribed = np.bincount(spec.sub_topic, minlength=len(spec.topic_names)) > 0
-    missing = sorted(spec.topic_names[t] for t in np.flatnonzero(subscribed & (spec.topic_counts <= 0)).tolist())
+    missing = sorted(str(spec.topic_names[t]) for t in np.flatnonzero(subscribed & (spec.topic_counts <= 0)).tolist())
     if missing:
         warnings.warn(MissingTopicWarning(
             f"subscribed topics missing from the metadata or with 0 partitions get no partitions: "

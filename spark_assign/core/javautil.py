@@ -38,6 +38,9 @@ __all__ = [
     "INITIAL_CAPACITY",
     "collection_capacity",
     "growth_capacity",
+    "table_sizes",
+    "collection_capacities",
+    "growth_capacities",
 ]
 
 _MASK32 = 0xFFFFFFFF
@@ -187,6 +190,31 @@ def growth_capacity(n: int) -> int:
     return capacity
 
 
+def table_sizes(x: np.ndarray) -> np.ndarray:
+    """``HashMap.tableSizeFor`` of each ``x`` (>= 1): the least power of two >= it.
+
+    Example::
+
+        table_sizes(np.array([1, 16, 17])).tolist() == [1, 16, 32]
+    """
+    x = np.asarray(x, dtype=np.int64)
+    size = np.left_shift(1, np.ceil(np.log2(np.maximum(x, 1))).astype(np.int64))
+    size = np.where(size < x, size * 2, size)                       # guard float rounding
+    return np.where((size > 1) & (size // 2 >= x), size // 2, size)
+
+
+def collection_capacities(n: np.ndarray) -> np.ndarray:
+    """:func:`collection_capacity` of many sizes (Java's float arithmetic included)."""
+    wanted = (np.asarray(n).astype(np.float32) / np.float32(0.75)).astype(np.int64) + 1
+    return table_sizes(np.maximum(wanted, INITIAL_CAPACITY))
+
+
+def growth_capacities(n: np.ndarray) -> np.ndarray:
+    """:func:`growth_capacity` of many sizes: the least power of two >= 16 whose 3/4 holds ``n``."""
+    n = np.asarray(n, dtype=np.int64)
+    return table_sizes(np.maximum(-(-4 * n // 3), INITIAL_CAPACITY))
+
+
 class _BucketCounter:
     """Tracks a Java HashMap's capacity as keys are inserted (never removed)."""
 
@@ -214,7 +242,7 @@ class _BucketCounter:
             self._rebuild()
 
 
-def hashmap_order(hashes: Sequence[int]) -> List[int]:
+def hashmap_order(hashes: "Sequence[int] | np.ndarray") -> List[int]:
     """Iteration order of a ``new HashMap<>()`` filled with keys of these hashes.
 
     ``hashes[i]`` is the ``hashCode()`` of the i-th key put (keys distinct).
@@ -233,8 +261,7 @@ def hashmap_order(hashes: Sequence[int]) -> List[int]:
             np.bincount(spread & (INITIAL_CAPACITY - 1)).max() <= _TREEIFY_THRESHOLD:
         # The size rule alone decides: 128+ buckets are past any small-table resize, and
         # with at most 8 keys per bucket of 16 (so of 32 too) no resize for a bucket happens.
-        buckets = spread & (growth_capacity(n) - 1)
-        return np.argsort(buckets, kind="stable").tolist()
+        return np.argsort(spread & (growth_capacity(n) - 1), kind="stable").tolist()
     counter = _BucketCounter()
     spreads = spread.tolist()
     for s in spreads:

@@ -86,7 +86,7 @@ class Member:
             if bad:
                 raise InvalidInputError("owned partitions must be (topic, partition) pairs",
                                         column="owned_partitions", rows=[(self.member_id, tp) for tp in bad])
-            owned = tuple(tuple(tp) for tp in owned)
+            owned = tuple(tuple(tp) for tp in owned)     # type: ignore[misc]
         object.__setattr__(self, "topics", tuple(self.topics))
         object.__setattr__(self, "owned", owned)
 
@@ -196,12 +196,12 @@ def _subscription_columns(members: Sequence[Member], codes: Callable[[Sequence[o
     if all(m.topics == first for m in members):
         row = np.asarray(codes(first), dtype=np.int64)
         return np.repeat(np.arange(M, dtype=np.int64), len(row)), np.tile(row, M)
-    seen: Dict[Tuple[object, ...], List[int]] = {}
+    seen: Dict[Sequence[object], List[int]] = {}
     per_member = []
     for m in members:
-        listed = seen.get(m.topics)        # type: ignore[arg-type]
+        listed = seen.get(m.topics)        # topics are tuples (Member makes them so): hashable
         if listed is None:
-            listed = seen[m.topics] = codes(m.topics)      # type: ignore[index]
+            listed = seen[m.topics] = codes(m.topics)
         per_member.append(listed)
     lengths = [len(c) for c in per_member]
     total = sum(lengths)
@@ -227,7 +227,7 @@ def _claim_columns(members: Sequence[Member], codes: Callable[[Sequence[object]]
     return np.repeat(np.arange(len(members), dtype=np.int64), per_member), topic, partition
 
 
-def _partition_column(members: Sequence[Member], flat: List[Tuple[object, object]]) -> np.ndarray:
+def _partition_column(members: Sequence[Member], flat: Sequence[Tuple[object, object]]) -> np.ndarray:
     """The partitions of the flattened ``owned`` pairs, checked as :func:`_partition_value` checks
     one. NumPy infers int64 only from integers; of those, only a bool passes for one, and a bool
     is 0 or 1, so only those values are looked at again."""

@@ -336,9 +336,9 @@ def water_fill(counts: np.ndarray, k: int) -> np.ndarray:
         heapq.heapify(heap)
         picks = []
         for _ in range(k):
-            c, j = heap[0]
-            picks.append(j)
-            heapq.heapreplace(heap, (c + 1, j))
+            level, position = heap[0]
+            picks.append(position)
+            heapq.heapreplace(heap, (level + 1, position))
         return np.array(picks, dtype=np.int64)
     # Smallest level L with k picks at levels <= L: with j members at or below L,
     # that is j * (L + 1) - (sum of their counts) >= k.

@@ -32,7 +32,7 @@ from typing import List, Mapping, Optional, Tuple
 import numpy as np
 
 from .context import Context, Outcome
-from .javautil import collection_capacity, growth_capacity, hash_spread
+from .javautil import collection_capacities, collection_capacity, growth_capacity, hash_spread
 from .model import Group
 
 __all__ = ["assign_uniform", "topic_orders"]
@@ -194,8 +194,7 @@ def _own_iteration_order(g: Group, members: np.ndarray, pids: np.ndarray, hash_r
     T = max(g.num_topics, 1)
     pair = members * T + topic
     pairs, pair_of, per_pair = np.unique(pair, return_inverse=True, return_counts=True)
-    n = per_pair[pair_of].astype(np.float32)
-    capacity = _next_power_of_two(np.maximum((n / np.float32(0.75)).astype(np.int64) + 1, 16))
+    capacity = collection_capacities(per_pair[pair_of])
     bucket = part & (capacity - 1)
     if uuid_hashes is None:
         topic_key = topic
@@ -206,11 +205,6 @@ def _own_iteration_order(g: Group, members: np.ndarray, pids: np.ndarray, hash_r
         spread = np.asarray([hash_spread(int(h)) for h in uuid_hashes], dtype=np.int64)
         topic_key = (spread[topic] & (map_capacity[members] - 1)) * T + hash_rank[topic]
     return np.lexsort((part, bucket, topic_key, members))
-
-
-def _next_power_of_two(x: np.ndarray) -> np.ndarray:
-    """``HashMap.tableSizeFor``: the least power of two >= ``x`` (``x`` >= 1)."""
-    return np.left_shift(1, np.ceil(np.log2(x)).astype(np.int64))
 
 
 # ---------------------------------------------------------------- heterogeneous
