@@ -67,6 +67,8 @@ def _repeating(keys: np.ndarray, group: np.ndarray) -> np.ndarray:
 
 def _usable(names: Sequence[object]) -> np.ndarray:
     """Which dictionary entries are non-empty strings."""
+    if set(map(type, names)) <= {str} and "" not in names:
+        return np.ones(len(names), dtype=bool)
     return np.array([isinstance(s, str) and s != "" for s in names], dtype=bool)
 
 

@@ -36,6 +36,18 @@ def _segment_cumsum(values: np.ndarray, segment: np.ndarray, count: int) -> np.n
     return total - before
 
 
+def _order_by(*keys: np.ndarray) -> np.ndarray:
+    """The stable order sorting by ``keys`` (first key primary; all >= 0): one argsort of a
+    combined int64 key when their ranges fit in 62 bits, else a lexsort."""
+    spans = [int(k.max()) + 1 if len(k) else 1 for k in keys]
+    if sum(int(s).bit_length() for s in spans) > 62:
+        return np.lexsort(keys[::-1])
+    combined = np.zeros(len(keys[0]), dtype=np.int64)
+    for k, span in zip(keys, spans):
+        combined = combined * span + k
+    return np.argsort(combined, kind="stable")
+
+
 def _rows(lay: Layout, owner_slot: np.ndarray) -> np.ndarray:
     """Member slots to member rows (-1 stays)."""
     return np.where(owner_slot >= 0, lay.slot_row[np.maximum(owner_slot, 0)], -1)
@@ -78,15 +90,21 @@ def roundrobin_owner(lay: Layout, take: np.ndarray) -> Tuple[np.ndarray, np.ndar
     pairs = np.bincount(lay.pair_group[with_parts], minlength=lay.G)
     topics = np.bincount(lay.uni_group, weights=lay.uni_count > 0, minlength=lay.G).astype(np.int64)
     take = take & (pairs == lay.members * topics)
-    owner = np.full(lay.R, -1, dtype=np.int64)
     chosen = np.flatnonzero(take[lay.member_group])
     by_rank = chosen[np.lexsort((lay.info_key[chosen], lay.member_group[chosen]))]
-    first = segment_first(lay.member_group[by_rank], lay.G)
-    rows = np.flatnonzero(take[lay.row_group])
-    g = lay.row_group[rows]
-    k = rows - lay.row_off[g]
-    owner[rows] = by_rank[first[g] + k % np.maximum(lay.members[g], 1)]
+    owner = np.full(lay.R, -1, dtype=np.int64)
+    _deal(lay, take, by_rank, lay.member_group[by_rank], owner)
     return owner, take
+
+
+def _deal(lay: Layout, groups: np.ndarray, members: np.ndarray, member_group: np.ndarray,
+          owner: np.ndarray) -> None:
+    """Partition k of each group in ``groups`` to its ``members[k % M]`` (``members`` grouped
+    by ``member_group``, in dealing order)."""
+    first = segment_first(member_group, lay.G)
+    rows = np.flatnonzero(groups[lay.row_group])
+    g = lay.row_group[rows]
+    owner[rows] = members[first[g] + (rows - lay.row_off[g]) % np.maximum(lay.members[g], 1)]
 
 
 # ------------------------------------------------------------------ sticky (sticky_constrained.py)
@@ -98,6 +116,21 @@ def sticky_owner(lay: Layout, take: np.ndarray, cooperative: bool) -> Tuple[np.n
     that change owner (KIP-429). Groups whose ``HashMap`` walk could involve a treeify
     resize are declined."""
     take = take & lay.complete
+    owner = np.full(lay.R, -1, dtype=np.int64)
+    claimed = np.zeros(lay.G, dtype=bool)
+    claimed[lay.row_group[lay.claim_pid]] = True
+    # Nothing claimed: every member is under quota and the fill deals pid k to member k % M.
+    fresh = take & ~claimed
+    slots = np.arange(len(lay.slot_group), dtype=np.int64)
+    _deal(lay, fresh, slots, lay.slot_group, owner)
+    if (take & claimed).any():
+        take = fresh | _sticky_claimed(lay, take & claimed, owner, cooperative)
+    return _rows(lay, owner), take
+
+
+def _sticky_claimed(lay: Layout, take: np.ndarray, owner: np.ndarray, cooperative: bool) -> np.ndarray:
+    """:func:`sticky_owner` for groups with claims: fills ``owner`` (member slots) for the
+    groups it takes, which it returns."""
     M = lay.members
     P = np.diff(lay.row_off)
     min_q, extra = P // np.maximum(M, 1), P % np.maximum(M, 1)
@@ -127,11 +160,17 @@ def sticky_owner(lay: Layout, take: np.ndarray, cooperative: bool) -> Tuple[np.n
         kept = np.ones(len(cs), dtype=bool)
         kept[dropped] = False
         cs, cp = cs[kept], cp[kept]
-    owner = np.full(lay.R, -1, dtype=np.int64)
     owner[cp] = cs
 
-    # Stage 3 (the fill): round-robin to members under min_quota, then one each to members
-    # that may still take one more, then to the under members in the order they filled up.
+    # Stage 3 (the fill), for groups with partitions left: round-robin to members under
+    # min_quota, then one each to members that may still take one more, then to the under
+    # members in the order they filled up.
+    free = np.flatnonzero((owner < 0) & take[lay.row_group])
+    if len(free) == 0:
+        return take
+    filling = np.zeros(lay.G, dtype=bool)
+    filling[lay.row_group[free]] = True
+    sel &= filling[gs]
     at_max = np.bincount(gs, weights=takes_max & sel, minlength=lay.G)
     under = sel & (owned < min_q[gs])
     at_min = sel & (owned >= min_q[gs]) & ~takes_max & (at_max[gs] < extra[gs])
@@ -141,18 +180,17 @@ def sticky_owner(lay: Layout, take: np.ndarray, cooperative: bool) -> Tuple[np.n
     queue = np.concatenate([served, am, us])
     phase = np.concatenate([np.zeros(len(served), np.int64), np.ones(len(am), np.int64), np.full(len(us), 2)])
     k2 = np.concatenate([run_positions(need[us]), np.zeros(len(am), np.int64), need[us]])
-    queue = queue[np.lexsort((lay.local[queue], k2, phase, gs[queue]))]
+    queue = queue[_order_by(gs[queue], phase, k2, lay.local[queue])]
     first = segment_first(gs[queue], lay.G)
-    free = np.flatnonzero((owner < 0) & take[lay.row_group])
     g = lay.row_group[free]
     k = segment_positions(g, lay.G)
-    if len(free) and (k >= first[g + 1] - first[g]).any():
+    if (k >= first[g + 1] - first[g]).any():
         raise AssertionError("sticky: no member left under its quota")
     owner[free] = queue[first[g] + k]
     if cooperative:
         moving = (revoked_from[free] >= 0) & (revoked_from[free] != owner[free])
         owner[free[moving]] = -1
-    return _rows(lay, owner), take
+    return take
 
 
 def _walk_takes_max(lay: Layout, groups: np.ndarray, may: np.ndarray, extra: np.ndarray,
