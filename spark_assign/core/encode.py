@@ -182,9 +182,10 @@ def _generations(values: Optional[Sequence[Optional[int]]], n: int, member_ids: 
     kinds = set(map(type, values))
     if kinds <= {type(None)}:
         return np.full(n, NO_GENERATION, dtype=np.int64)
-    if kinds <= {int, type(None)} and \
-            all(INT32_MIN <= g <= MAX_PARTITIONS for g in values if g is not None):   # the common case
-        return np.fromiter((NO_GENERATION if g is None else g for g in values), dtype=np.int64, count=n)
+    if kinds <= {int, type(None)}:                                   # the common case
+        given = [g for g in values if g is not None]
+        if min(given) >= INT32_MIN and max(given) <= MAX_PARTITIONS:
+            return np.array([NO_GENERATION if g is None else g for g in values], dtype=np.int64)
     out = np.full(n, NO_GENERATION, dtype=np.int64)
     bad = []
     for i, g in enumerate(values):

@@ -35,6 +35,9 @@ from .sticky import StickyRacks
 
 __all__ = ["build_constrained"]
 
+#: Below this many partitions to deal, the fill's order is built with Python lists.
+_SMALL_FILL = 512
+
 
 def build_constrained(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Returns ``(owner, order, transferring)``."""
@@ -157,23 +160,32 @@ def _fill_on_racks(racks, unassigned, under, at_min, counts, give,
 
 def _fill(unassigned: np.ndarray, under: List[int], at_min: List[int], counts: np.ndarray,
           give, min_quota: int) -> None:
-    """Stage 3: round-robin to ``under`` up to min_quota, then one each to ``at_min``."""
+    """Stage 3: round-robin to ``under`` up to min_quota, then one each to ``at_min``, then to
+    the ``under`` members in the order they reached min_quota."""
     if len(unassigned) == 0:
         return
-    under_arr = np.asarray(under, dtype=np.int64)
-    need = min_quota - counts[under_arr]
-    # Round r (1-based) serves every under member that still needs r or more.
-    slots = np.repeat(np.arange(len(under_arr)), need)
-    rounds = run_positions(need)
-    serve = slots[np.lexsort((slots, rounds))]
-    n_under = len(serve)
-    if n_under > len(unassigned):
+    members, served = _fill_order(under, at_min, counts, min_quota, len(unassigned))
+    if served > len(unassigned):
         raise AssertionError("sticky: fewer partitions than the quotas need")
-    give(unassigned[:n_under], under_arr[serve])
-    # Members reaching min_quota join the at-min list in the order they got there.
-    finished = np.lexsort((np.arange(len(under_arr)), need))
-    queue = np.concatenate([np.asarray(at_min, dtype=np.int64), under_arr[finished]])
-    rest = unassigned[n_under:]
-    if len(rest) > len(queue):
+    if len(members) < len(unassigned):
         raise AssertionError("sticky: no member left under its quota")
-    give(rest, queue[:len(rest)])
+    give(unassigned, members[:len(unassigned)])
+
+
+def _fill_order(under: List[int], at_min: List[int], counts: np.ndarray, min_quota: int,
+                wanted: int) -> Tuple[np.ndarray, int]:
+    """The members the fill deals to, in order, and how many of them are the rounds up to
+    min_quota. Round r (0-based) serves, in index order, every under member that needs more
+    than r; members reaching min_quota join the at-min queue in the order they got there (by
+    need, then index)."""
+    need = [min_quota - int(counts[m]) for m in under]
+    if wanted + len(under) <= _SMALL_FILL:
+        served = [m for r in range(max(need, default=0)) for m, k in zip(under, need) if k > r]
+        finished = [under[i] for i in sorted(range(len(under)), key=lambda i: (need[i], i))]
+        return np.array(served + at_min + finished, dtype=np.int64), len(served)
+    under_arr = np.asarray(under, dtype=np.int64)
+    need_arr = np.asarray(need, dtype=np.int64)
+    slots = np.repeat(np.arange(len(under_arr)), need_arr)
+    serve = slots[np.lexsort((slots, run_positions(need_arr)))]
+    done = np.lexsort((np.arange(len(under_arr)), need_arr))
+    return np.concatenate([under_arr[serve], np.asarray(at_min, dtype=np.int64), under_arr[done]]), len(serve)
