@@ -27,6 +27,7 @@ id order (as Kafka's tests); topics in name order, or, with the
 from __future__ import annotations
 
 import base64
+import heapq
 from typing import List, Mapping, Optional, Tuple
 
 import numpy as np
@@ -39,6 +40,8 @@ __all__ = ["assign_uniform", "topic_orders"]
 
 #: Kafka's MAX_ITERATION_COUNT for the heterogeneous balancing rounds.
 MAX_BALANCE_ROUNDS = 16
+#: Up to this many unassigned partitions, the heterogeneous fill runs heaps in Python.
+_HEAP_FILL = 4096
 
 
 def assign_uniform(ctx: Context) -> Outcome:
@@ -244,6 +247,10 @@ class _Heterogeneous:
         from .sticky_general import water_fill
 
         g = self.g
+        free = np.flatnonzero(self.owner < 0)
+        if len(free) <= _HEAP_FILL:
+            self._fill_with_heaps(free)
+            return
         for t in self.topics.tolist():
             lo, hi = int(g.topic_offsets[t]), int(g.topic_offsets[t + 1])
             free = lo + np.flatnonzero(self.owner[lo:hi] < 0)
@@ -254,6 +261,32 @@ class _Heterogeneous:
             picks = members[water_fill(self.size[members], len(free))]
             self.owner[free] = picks
             self.size += np.bincount(picks, minlength=len(self.size))
+
+    def _fill_with_heaps(self, free: np.ndarray) -> None:
+        """:meth:`fill_unassigned` for a few thousand partitions, in Python: per topic, its
+        subscribers sorted by load (then id) form a heap of (load, position), so the least
+        loaded takes each partition, ties to the earlier position, as :func:`water_fill` deals."""
+        if len(free) == 0:
+            return
+        g = self.g
+        size = self.size.tolist()
+        bounds = np.searchsorted(g.pid_topic()[free], np.arange(g.num_topics + 1)).tolist()
+        pids: list = []
+        picks: list = []
+        for t in self.topics.tolist():
+            lo, hi = bounds[t], bounds[t + 1]
+            if lo == hi:
+                continue
+            members = sorted(self.subscribers_of(t).tolist(), key=lambda m: (size[m], m))
+            heap = [(size[m], k) for k, m in enumerate(members)]          # sorted, so a heap
+            for _ in range(hi - lo):
+                level, k = heap[0]
+                picks.append(members[k])
+                size[members[k]] = level + 1
+                heapq.heapreplace(heap, (level + 1, k))
+            pids.extend(free[lo:hi].tolist())
+        self.owner[pids] = picks
+        self.size = np.array(size, dtype=np.int64)
 
     def balance(self) -> None:
         topics = [t for t in self.topics.tolist() if len(self.subscribers_of(t)) >= 2]
