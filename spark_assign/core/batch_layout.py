@@ -17,7 +17,7 @@ through the per-group engine, which raises or resolves exactly as it always has.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, Tuple
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -72,6 +72,17 @@ def _usable(names: Sequence[object]) -> np.ndarray:
     return np.array([isinstance(s, str) and s != "" for s in names], dtype=bool)
 
 
+def _canonical(codes: object, names: Sequence[object]) -> np.ndarray:
+    """``codes`` with each name's first code, when the dictionary repeats a name (codes must
+    compare as names do); -1 (null) stays."""
+    codes = np.asarray(codes, dtype=np.int64)
+    if len(set(names)) == len(names):
+        return codes
+    first: dict = {}
+    canon = np.array([first.setdefault(n, i) for i, n in enumerate(names)] + [-1], dtype=np.int64)
+    return canon[codes]
+
+
 def _ranks(names: Sequence[object]) -> np.ndarray:
     """:func:`java_ranks` of a dictionary whose unusable entries (groups using them go through
     the per-group engine) rank as empty strings."""
@@ -112,7 +123,7 @@ class Layout:
         self.member_group = mg = _ids(b.member_off)
         self.members = np.diff(b.member_off)
         names = b.member_names
-        code = np.asarray(b.member_id, dtype=np.int64)
+        self.member_code = code = _canonical(b.member_id, names)
         usable = np.append(_usable(names), False)                  # code -1 (null) reads the False
         self.plain[mg[~usable[code]]] = False
         self.plain[_repeating(mg * (len(names) + 1) + code, mg)] = False
@@ -125,7 +136,7 @@ class Layout:
         # Kafka's MemberInfo order: static members first, by instance id; then the others by id.
         self.info_key = key
         if b.instance_id is not None and len(b.instance_names):
-            inst = np.asarray(b.instance_id, dtype=np.int64)
+            inst = _canonical(b.instance_id, b.instance_names)
             entries = b.instance_names
             typed = np.append(np.array([s is None or isinstance(s, str) for s in entries], dtype=bool), True)
             self.plain[mg[~typed[inst]]] = False
@@ -145,8 +156,8 @@ class Layout:
     def _topics(self) -> None:
         b = self.batch
         self.topic_group = tg = _ids(b.topic_off)
-        code = np.asarray(b.topic_name, dtype=np.int64)
         names = b.topic_names
+        self.topic_code = code = _canonical(b.topic_name, names)
         self.plain[tg[~np.append(_usable(names), False)[code]]] = False
         self.plain[_repeating(tg * (len(names) + 1) + code, tg)] = False
         self.topic_rank = np.append(_ranks(names), 0)
@@ -162,7 +173,7 @@ class Layout:
         subscribed = np.zeros(K, dtype=bool)
         subscribed[self.pair_topic] = True
         rows = np.flatnonzero(subscribed)
-        rank = self.topic_rank[np.asarray(b.topic_name, dtype=np.int64)[rows]]
+        rank = self.topic_rank[self.topic_code[rows]]
         self.uni_row = rows[np.lexsort((rank, self.topic_group[rows]))]
         self.uni_group = self.topic_group[self.uni_row]
         self.topic_uni = np.full(K, -1, dtype=np.int64)
@@ -221,7 +232,7 @@ class Layout:
             pid = self.pids(qg, np.asarray(b.prior_topic, dtype=np.int64), np.asarray(b.prior_partition, np.int64))
             part = np.asarray(b.prior_partition, dtype=np.int64)
             self.plain[qg[part < 0]] = False                      # the engine reads those its own way
-            owner = np.asarray(b.prior_owner, dtype=np.int64)
+            owner = _canonical(b.prior_owner, b.member_names)
             keep = (pid >= 0) & (owner >= 0)
             member = self._member_row(qg[keep], owner[keep])
             prior_member = np.full(self.R, -1, dtype=np.int64)
@@ -249,26 +260,13 @@ class Layout:
     def _member_row(self, group: np.ndarray, code: np.ndarray) -> np.ndarray:
         """The member row of ``group`` whose id has ``code``, else -1."""
         width = len(self.batch.member_names) + 1
-        keys = self.member_group * width + np.asarray(self.batch.member_id, dtype=np.int64)
+        keys = self.member_group * width + self.member_code
         order = np.argsort(keys, kind="stable")
         wanted = group * width + code
         at = np.minimum(np.searchsorted(keys[order], wanted), max(len(keys) - 1, 0))
         if len(keys) == 0:
             return np.full(len(wanted), -1, dtype=np.int64)
         return np.where(keys[order[at]] == wanted, order[at], -1)
-
-    # ------------------------------------------------------------------ per-group quantities
-
-    def per_slot(self, values: np.ndarray) -> np.ndarray:
-        """A per-group array read at every member slot."""
-        return values[self.slot_group]
-
-    def group_slice(self, g: int) -> Tuple[int, int]:
-        return int(self.row_off[g]), int(self.row_off[g + 1])
-
-    def rows_of(self, groups: np.ndarray) -> np.ndarray:
-        """Whether each row belongs to one of ``groups`` (a boolean per group)."""
-        return groups[self.row_group]
 
 
 def status_codes(owner: np.ndarray, previous_member: np.ndarray, previous_departed: np.ndarray,

@@ -202,7 +202,7 @@ def _walk_takes_max(lay: Layout, groups: np.ndarray, may: np.ndarray, extra: np.
     gs = lay.slot_group
     ws = np.flatnonzero(groups[gs])
     names = lay.batch.member_names
-    codes = np.asarray(lay.batch.member_id, dtype=np.int64)[lay.slot_row[ws]]
+    codes = lay.member_code[lay.slot_row[ws]]
     h = java_string_hash_array([names[c] for c in codes.tolist()]) & _MASK32
     spread = h ^ (h >> 16)
     g, size = gs[ws], lay.members[gs[ws]]

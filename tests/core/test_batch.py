@@ -199,3 +199,13 @@ def test_group_input_round_trips_a_batch():
 def test_an_empty_batch_has_no_rows():
     out = assign_batch(GroupBatch.from_inputs([]), "sticky")
     assert out.row_off.tolist() == [0] and len(out.owner) == 0
+
+
+def test_a_dictionary_repeating_a_name_reads_as_that_name():
+    """Codes 0 and 1 both spell "a": the group has the same member twice, as the engine says."""
+    batch = GroupBatch(member_off=np.array([0, 2]), member_id=np.array([0, 1]), member_names=["a", "a"],
+                       topic_off=np.array([0, 1]), topic_name=np.array([0]), topic_names=["t"],
+                       topic_count=np.array([2]), pair_off=np.array([0, 2]), pair_member=np.array([0, 1]),
+                       pair_topic=np.array([0, 0]))
+    with pytest.raises(InvalidInputError, match="duplicate member_id"):
+        assign_batch(batch, "range")
