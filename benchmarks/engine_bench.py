@@ -20,8 +20,8 @@ Cases (Kafka's AbstractStickyAssignorTest large tests):
 * ``batch``: 10,000 groups of 10 members through :func:`spark_assign.core.batch.assign_batch`
   against a loop of ``assign_group`` over the same groups: time per group.
 
-The small-group, batch and ``Member``-object figures are CPU seconds of this process (the
-machine is shared; wall time under load measures the queue for a core, CPU time the work).
+Times are CPU seconds of this process, the least of the repeats (the machine is shared; wall
+time under load measures the queue for a core, CPU time the work).
 * kafka-python's assignors (pure Python) at a size they finish (range and roundrobin also
   at the 1M size, timed from Member objects and from the columnar input): range must give
   identical output; speed ratios reported.
@@ -85,16 +85,16 @@ def large_cases(topics: int, partitions: int, members: int, repeat: int) -> List
     rows: List[Dict[str, object]] = []
     pt = np.repeat(np.arange(topics), partitions)
     pp = np.tile(np.arange(partitions), topics)
-    base = timed(lambda: np.lexsort((pp, pt)), repeat + 2)
+    base = cpu_seconds(lambda: np.lexsort((pp, pt)), repeat + 2)
     size = f"{topics}x{partitions} / {members} members"
     rows.append({"case": "lexsort baseline", "size": size, "seconds": base, "ratio": 1.0})
     for single in (False, True):
         label = "non-uniform" if single else "uniform"
         spec = large_group(topics, partitions, members, single_topic_last=single)
         fresh = assign_group(spec, "sticky")
-        t_fresh = timed(lambda: assign_group(spec, "sticky"), repeat)
+        t_fresh = cpu_seconds(lambda: assign_group(spec, "sticky"), repeat)
         leave = with_owned(spec, fresh, generation=1, leave=[spec.member_ids[0]])
-        t_leave = timed(lambda: assign_group(leave, "sticky"), repeat)
+        t_leave = cpu_seconds(lambda: assign_group(leave, "sticky"), repeat)
         after = assign_group(leave, "sticky")
         counts = after.counts()
         rows.append({"case": f"sticky fresh ({label})", "size": size, "seconds": t_fresh, "ratio": t_fresh / base})
@@ -103,16 +103,15 @@ def large_cases(topics: int, partitions: int, members: int, repeat: int) -> List
                      f"{int((after.status == 1).sum())} kept"})
     spec = large_group(topics, partitions, members)
     for strategy in ("range", "roundrobin"):
-        t = timed(lambda: assign_group(spec, strategy), repeat)
+        t = cpu_seconds(lambda: assign_group(spec, strategy), repeat)
         rows.append({"case": f"{strategy} fresh", "size": size, "seconds": t, "ratio": t / base})
     return rows + object_cases(topics, partitions, members, repeat, size)
 
 
 def object_cases(topics: int, partitions: int, members: int, repeat: int, size: str) -> List[Dict[str, object]]:
-    """The large sticky case from ``Member`` objects (what a notebook or service passes), in CPU
-    seconds against the same lexsort in CPU seconds, and from the columnar input beside it:
-    ``assign`` with one member's list read from ``.assignment`` (lists are built as read), and
-    with every list built (one ``(topic, partition)`` tuple per partition)."""
+    """The large sticky case from ``Member`` objects (what a notebook or service passes), against
+    the lexsort measured beside each: ``assign`` with one member's list read from ``.assignment``
+    (lists are built as read), and with every list built (one tuple per partition)."""
     names = [f"t{i:03d}" for i in range(topics)]
     counts = dict.fromkeys(names, partitions)
     pt, pp = np.repeat(np.arange(topics), partitions), np.tile(np.arange(partitions), topics)
@@ -123,15 +122,13 @@ def object_cases(topics: int, partitions: int, members: int, repeat: int, size: 
     for label, ms in (("fresh", group), ("member leaves", after)):
         spec = GroupInput.from_members(ms, counts)
         one = ms[-1].member_id
-        runs = {"columnar (CPU)": lambda: assign_group(spec, "sticky"),
-                "from Member objects (CPU)": lambda: assign(ms, counts, "sticky").assignment[one],
-                "from Member objects, every list (CPU)": lambda: dict(assign(ms, counts, "sticky").assignment)}
+        runs = {"from Member objects": lambda: assign(ms, counts, "sticky").assignment[one],
+                "from Member objects, every list": lambda: dict(assign(ms, counts, "sticky").assignment)}
         for how, fn in runs.items():
             base = cpu_seconds(lambda: np.lexsort((pp, pt)), repeat + 2)
             t = cpu_seconds(fn, repeat)
             rows.append({"case": f"sticky {label} {how}", "size": size, "seconds": t, "ratio": t / base,
-                         "note": "vs lexsort in CPU seconds" + ("; one member's list read" if "every" not in how
-                                                                 and "Member" in how else "")})
+                         "note": "every (topic, partition) tuple built" if "every" in how else "one member's list read"})
     return rows
 
 
@@ -317,12 +314,12 @@ def kafka_python_cases(num_topics: int, partitions: int, members: int,
     for strategy, kp in impls.items():
         if strategy not in strategies:
             continue
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         kp_out = kp()
-        t_kp = time.perf_counter() - t0
+        t_kp = time.process_time() - t0
         ours = assign(ours_members, topics, strategy)
-        t_ours = timed(lambda: assign(ours_members, topics, strategy), 3)
-        t_columnar = timed(lambda: assign_group(spec, strategy), 3)
+        t_ours = cpu_seconds(lambda: assign(ours_members, topics, strategy), 3)
+        t_columnar = cpu_seconds(lambda: assign_group(spec, strategy), 3)
         note = ""
         if strategy in ("range", "roundrobin"):
             same = all(
@@ -343,7 +340,20 @@ def _peak_memory_child(topics: int, partitions: int, members: int) -> None:
     spec = large_group(topics, partitions, members)
     fresh = assign_group(spec, "sticky")
     assign_group(with_owned(spec, fresh, generation=1, leave=[spec.member_ids[0]]), "sticky")
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    print(_peak_rss_kib())
+
+
+def _peak_rss_kib() -> int:
+    """This process's peak resident memory in KiB: Linux's VmHWM, which starts afresh at exec
+    (``ru_maxrss`` can carry the forking parent's peak), else ``ru_maxrss``."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def peak_memory(topics: int, partitions: int, members: int) -> Dict[str, object]:
