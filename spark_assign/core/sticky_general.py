@@ -50,6 +50,9 @@ __all__ = ["build_general", "water_fill"]
 _SCAN_CHUNK = 4096
 #: Up to this many picks, :func:`water_fill` pops a heap (Python) rather than doing array passes.
 _HEAP_FILL = 48
+#: Up to this many heap entries and picks in all, unassigned partitions are placed with a heap per
+#: topic in Python (:meth:`_GeneralBuilder._least_loaded_picks`).
+_HEAP_WORK = 8192
 
 
 def build_general(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.ndarray, None]:
@@ -123,7 +126,8 @@ class _GeneralBuilder:
             return
         topics = self.pid_topic[rest]
         bounds: np.ndarray = np.flatnonzero(np.diff(topics)) + 1
-        if len(rest) <= _HEAP_FILL * 64:
+        run_topics = topics[np.concatenate([[0], bounds])]
+        if len(rest) + int(self.num_eligible[run_topics].sum()) <= _HEAP_WORK:
             self._give(rest, self._least_loaded_picks(topics, bounds))
             return
         # Least-loaded filling has no memory beyond the counts, so consecutive topics

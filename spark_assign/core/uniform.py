@@ -40,8 +40,8 @@ __all__ = ["assign_uniform", "topic_orders"]
 
 #: Kafka's MAX_ITERATION_COUNT for the heterogeneous balancing rounds.
 MAX_BALANCE_ROUNDS = 16
-#: Up to this many unassigned partitions, the heterogeneous fill runs heaps in Python.
-_HEAP_FILL = 4096
+#: Up to this many heap entries and picks in all, the heterogeneous fill runs heaps in Python.
+_HEAP_WORK = 8192
 
 
 def assign_uniform(ctx: Context) -> Outcome:
@@ -248,7 +248,8 @@ class _Heterogeneous:
 
         g = self.g
         free = np.flatnonzero(self.owner < 0)
-        if len(free) <= _HEAP_FILL:
+        with_free = np.unique(g.pid_topic()[free])
+        if len(free) + int(np.diff(self.bounds)[with_free].sum()) <= _HEAP_WORK:
             self._fill_with_heaps(free)
             return
         for t in self.topics.tolist():
