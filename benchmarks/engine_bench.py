@@ -105,7 +105,7 @@ def large_cases(topics: int, partitions: int, members: int, repeat: int) -> List
     for strategy in ("range", "roundrobin"):
         t = cpu_seconds(lambda: assign_group(spec, strategy), repeat)
         rows.append({"case": f"{strategy} fresh", "size": size, "seconds": t, "ratio": t / base})
-    return rows + object_cases(topics, partitions, members, repeat, size)
+    return rows + object_cases(topics, partitions, members, repeat + 2, size)
 
 
 def object_cases(topics: int, partitions: int, members: int, repeat: int, size: str) -> List[Dict[str, object]]:
@@ -120,7 +120,6 @@ def object_cases(topics: int, partitions: int, members: int, repeat: int, size: 
     after = [Member(m.member_id, topics=names, owned=before[m.member_id], generation=1) for m in group[1:]]
     rows: List[Dict[str, object]] = []
     for label, ms in (("fresh", group), ("member leaves", after)):
-        spec = GroupInput.from_members(ms, counts)
         one = ms[-1].member_id
         runs = {"from Member objects": lambda: assign(ms, counts, "sticky").assignment[one],
                 "from Member objects, every list": lambda: dict(assign(ms, counts, "sticky").assignment)}
