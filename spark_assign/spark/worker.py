@@ -43,7 +43,7 @@ _STATUS = pa.array(STATUS_NAMES, type=pa.string())
 
 
 def assign_batches(batches: Iterator[pa.RecordBatch], strategy: str, group_column: bool = True,
-                   with_instance: bool = False) -> Iterator[pa.RecordBatch]:
+                   with_instance: bool = False, chunk_rows: int = CHUNK_ROWS) -> Iterator[pa.RecordBatch]:
     """Assign every group in ``batches`` (sorted by group; a group may span batches).
 
     Example::
@@ -60,8 +60,10 @@ def assign_batches(batches: Iterator[pa.RecordBatch], strategy: str, group_colum
         The input had a ``group_id`` column, so a null one is an error.
     with_instance:
         Add each owner's ``group_instance_id`` (for the state table).
+    chunk_rows:
+        Rows a chunk gathers (see :data:`CHUNK_ROWS`).
     """
-    for chunk in whole_groups(batches):
+    for chunk in whole_groups(batches, chunk_rows):
         done = assign_chunk(WireBatch(chunk), strategy, group_column, with_instance)
         if done is not None:
             yield done

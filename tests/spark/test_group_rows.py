@@ -137,3 +137,61 @@ def test_the_optional_nested_columns_may_be_absent_from_the_wire():
     got = [pa.Table.from_batches(list(assign_batches(iter(t.to_batches()), "sticky"))).to_pylist()
            for t in (full, narrow)]
     assert got[0] == got[1] and len(got[0]) == sum(TOPICS.values())
+
+
+# ------------------------------------------------------------------ random fleets against the per-group engine
+
+import random as _random  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from spark_assign.spark.worker import whole_groups  # noqa: E402
+
+from .wirefleet import expected_rows, random_fleet, wire_table  # noqa: E402
+
+STRATEGIES = ["range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range"]
+RACK_AWARE = {"range", "sticky", "cooperative-sticky"}
+
+
+def worker_rows(table, strategy, batch_rows, chunk_rows, with_racks):
+    out = list(assign_batches(iter(table.to_batches(max_chunksize=batch_rows)), strategy, with_instance=True,
+                              chunk_rows=chunk_rows))
+    return [tuple(r.values()) for r in pa.Table.from_batches(out).to_pylist()] if out else []
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(rng=st.randoms(use_true_random=False), strategy=st.sampled_from(STRATEGIES),
+       groups=st.integers(1, 25), batch_rows=st.sampled_from([7, 50, 10_000]),
+       chunk_rows=st.sampled_from([1, 100, 100_000]), racks=st.booleans())
+def test_random_fleets_equal_the_per_group_engine_row_for_row(rng, strategy, groups, batch_rows, chunk_rows, racks):
+    """Mixed sizes and subscriptions, claims, static members (some restarted), racks, previous
+    generations, non-ASCII ids; groups split across batches and chunks of any size."""
+    with_racks = racks and strategy in RACK_AWARE
+    fleet = random_fleet(rng, groups, racks=racks)
+    got = worker_rows(wire_table(fleet, with_racks), strategy, batch_rows, chunk_rows, with_racks)
+    assert got == expected_rows(fleet, strategy, with_racks)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_larger_random_fleet_equals_the_per_group_engine(strategy):
+    fleet = random_fleet(_random.Random(strategy), 300, racks=strategy in RACK_AWARE)
+    with_racks = strategy in RACK_AWARE
+    assert worker_rows(wire_table(fleet, with_racks), strategy, 10_000, 100_000, with_racks) == \
+        expected_rows(fleet, strategy, with_racks)
+
+
+@settings(max_examples=50, deadline=None)
+@given(sizes=st.lists(st.integers(1, 30), min_size=1, max_size=20), batch_rows=st.integers(1, 40),
+       min_rows=st.integers(1, 80))
+def test_chunks_hold_whole_groups_and_every_row_once(sizes, batch_rows, min_rows):
+    ids = [f"g{i:02d}" for i, n in enumerate(sizes) for _ in range(n)]
+    table = pa.table({"group_id": ids, "row": list(range(len(ids)))})
+    chunks = list(whole_groups(iter(table.to_batches(max_chunksize=batch_rows)), min_rows))
+    assert [r for c in chunks for r in c.column("row").to_pylist()] == list(range(len(ids)))
+    seen = [set(c.column("group_id").to_pylist()) for c in chunks]
+    assert all(not (a & b) for i, a in enumerate(seen) for b in seen[i + 1:])
+    # A chunk is cut once min_rows are held, before the group the last batch ends in.
+    for c, after in zip(chunks, chunks[1:]):
+        first = after.column("group_id")[0].as_py()
+        assert c.num_rows + after.column("group_id").to_pylist().count(first) >= min_rows
