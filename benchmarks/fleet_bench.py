@@ -126,19 +126,44 @@ def run(df) -> None:
     df.write.format("noop").mode("overwrite").save()
 
 
-def timed(make: Callable[[], object]) -> float:
-    t0 = time.perf_counter()
+def tree_cpu(root: int) -> float:
+    """CPU seconds used so far by ``root`` and its descendants (the driver, its JVM, Spark's Python
+    workers), those that ended included (counted in their parent's children times)."""
+    parent, used = {}, {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parent[int(entry)] = int(fields[1])
+        used[int(entry)] = sum(int(x) for x in fields[11:15])      # utime, stime, cutime, cstime
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += used.get(pid, 0)
+        todo += [child for child, p in parent.items() if p == pid]
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def timed(make: Callable[[], object]) -> Tuple[float, float]:
+    """Wall seconds and CPU seconds (this process tree) of one run."""
+    c0, t0 = tree_cpu(os.getpid()), time.perf_counter()
     run(make())
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, tree_cpu(os.getpid()) - c0
 
 
-def paired(assign: Callable[[], object], echo: Callable[[], object], repeat: int) -> Tuple[float, float]:
-    """Medians of ``repeat`` alternating runs of the case and its echo."""
+def paired(assign: Callable[[], object], echo: Callable[[], object], repeat: int) -> Dict[str, float]:
+    """Medians of ``repeat`` alternating runs of the case and its echo: wall and CPU seconds."""
     a, e = [], []
     for _ in range(repeat):
         e.append(timed(echo))
         a.append(timed(assign))
-    return statistics.median(a), statistics.median(e)
+    wall, cpu = statistics.median(x[0] for x in a), statistics.median(x[1] for x in a)
+    echo_wall, echo_cpu = statistics.median(x[0] for x in e), statistics.median(x[1] for x in e)
+    return {"seconds": wall, "echo_seconds": echo_wall, "vs_echo": wall / echo_wall,
+            "cpu_seconds": cpu, "echo_cpu_seconds": echo_cpu, "cpu_vs_echo": cpu / echo_cpu}
 
 
 def fleet_rows(spark, groups: int, members: int, topics: int, partitions: int, repeat: int,
@@ -156,15 +181,13 @@ def fleet_rows(spark, groups: int, members: int, topics: int, partitions: int, r
     for strategy in strategies:
         for given, meta in (("dict", topic_map), ("DataFrame", topic_df)):
             fresh = subs.assign_partitions(strategy, topics=meta)
-            a, e = paired(lambda: fresh, lambda: echo_pass(subs, meta), repeat)
             rows.append({"case": "fresh", "strategy": strategy, "topics": given, "size": size,
-                         "seconds": a, "echo_seconds": e, "vs_echo": a / e})
+                         **paired(lambda: fresh, lambda: echo_pass(subs, meta), repeat)})
             previous = fresh.cache()
             previous.count()
             again = leaving.assign_partitions(strategy, topics=meta, previous=previous)
-            a, e = paired(lambda: again, lambda: echo_pass(leaving, meta, previous), repeat)
             rows.append({"case": "rebalance", "strategy": strategy, "topics": given, "size": size,
-                         "seconds": a, "echo_seconds": e, "vs_echo": a / e,
+                         **paired(lambda: again, lambda: echo_pass(leaving, meta, previous), repeat),
                          "note": "one member left each group; previous = the fresh result"})
             previous.unpersist()
     subs.unpersist()
@@ -180,12 +203,13 @@ def cold_row(groups: int) -> dict:
     for what in ("echo", "assign"):
         out = subprocess.run([sys.executable, __file__, "--cold-child", what, "--groups", str(groups)],
                              check=True, capture_output=True, text=True)
-        times[what] = json.loads(out.stdout.strip().splitlines()[-1])["seconds"]
+        times[what] = json.loads(out.stdout.strip().splitlines()[-1])
+    a, e = times["assign"], times["echo"]
     return {"case": "fresh, cold", "strategy": "sticky", "topics": "dict",
-            "size": f"{groups:,} x 10 members x 2x16", "seconds": times["assign"],
-            "echo_seconds": times["echo"], "vs_echo": times["assign"] / times["echo"],
-            "note": "the session's first job, each in a new process",
-            "rows_per_second": groups * 32 / times["assign"]}
+            "size": f"{groups:,} x 10 members x 2x16", "seconds": a["seconds"], "echo_seconds": e["seconds"],
+            "vs_echo": a["seconds"] / e["seconds"], "cpu_seconds": a["cpu"], "echo_cpu_seconds": e["cpu"],
+            "cpu_vs_echo": a["cpu"] / e["cpu"], "note": "the session's first job, each in a new process",
+            "rows_per_second": groups * 32 / a["seconds"]}
 
 
 def cold_child(what: str, groups: int) -> None:
@@ -197,7 +221,8 @@ def cold_child(what: str, groups: int) -> None:
     subs.count()
     make = (lambda: subs.assign_partitions("sticky", topics=topic_map)) if what == "assign" \
         else (lambda: echo_pass(subs, topic_map))
-    print(json.dumps({"seconds": timed(make)}))
+    wall, cpu = timed(make)
+    print(json.dumps({"seconds": wall, "cpu": cpu}))
 
 
 # ------------------------------------------------------------------ a million groups
@@ -228,10 +253,11 @@ def million_rows(groups: int = 1_000_000) -> List[dict]:
     def step(case: str, make: Callable[[], object], note: str) -> None:
         for pid in (os.getpid(), jvm):
             _reset_peak(pid)
-        t0 = time.perf_counter()
+        c0, t0 = tree_cpu(os.getpid()), time.perf_counter()
         make()
         rows.append({"case": case, "strategy": "sticky", "topics": "dict", "size": size,
-                     "seconds": time.perf_counter() - t0, "driver_python_mib": _peak(os.getpid()),
+                     "seconds": time.perf_counter() - t0, "cpu_seconds": tree_cpu(os.getpid()) - c0,
+                     "driver_python_mib": _peak(os.getpid()),
                      "driver_jvm_mib": _peak(jvm), "note": note})
         print(rows[-1], flush=True)
 
@@ -258,6 +284,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--million", action="store_true", help="only the 1,000,000-group runs")
+    parser.add_argument("--million-groups", type=int, default=1_000_000,
+                        help="groups of the --million runs (fewer: a trial, written to fleet-quick.json)")
     parser.add_argument("--repeat", type=int, default=None, help="runs per case, median (default 1 quick, 3 full)")
     parser.add_argument("--cold-child", choices=["assign", "echo"], help=argparse.SUPPRESS)
     parser.add_argument("--groups", type=int, default=100_000, help=argparse.SUPPRESS)
@@ -266,10 +294,11 @@ def main() -> None:
     if args.cold_child:
         cold_child(args.cold_child, args.groups)
         return
-    out = RESULTS / ("fleet-quick.json" if args.quick else "fleet.json")
+    trial = args.quick or (args.million and args.million_groups != 1_000_000)
+    out = RESULTS / ("fleet-quick.json" if trial else "fleet.json")
     if args.million:
         report = json.loads(out.read_text()) if out.exists() else {"machine": {}, "rows": []}
-        report["million"] = million_rows()
+        report["million"] = million_rows(args.million_groups)
         report["machine"]["load_average_million"] = [round(x, 2) for x in os.getloadavg()]
     else:
         repeat = args.repeat or (1 if args.quick else 3)
