@@ -253,6 +253,21 @@ def test_a_missing_topic_is_warned_and_counted(spark, tmp_path, engine):
     assert again.version is None and again.summary["groups_with_missing_topics"] == 1
 
 
+def test_a_negative_generation_is_warned_and_reads_as_none(spark, tmp_path, engine):
+    # As the engine (tests/bad_input/test_engine.py): Kafka reads any negative generation as none.
+    from spark_assign.errors import NegativeGenerationWarning
+
+    ddl = "group_id string, member_id string, topic string, owned_partitions array<int>, generation int"
+    rows = [("g1", "a", "orders", [0], -1), ("g1", "b", "orders", [0], None), ("g2", "c", "orders", [1], -7)]
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
+    with pytest.warns(NegativeGenerationWarning, match="1 of 2 groups have claims with a negative generation"):
+        step = table.rebalance(spark.createDataFrame(rows, ddl), TOPICS, "sticky")
+    assert step.summary["warnings"] == 1
+    # g1: two claims of one (unknown) generation: Kafka keeps the partition for neither; g2's own claim stands.
+    assert sorted((r.group_id, r.status) for r in step.rows.where("partition IN (0, 1)").collect()) == [
+        ("g1", "new"), ("g1", "new"), ("g2", "kept"), ("g2", "new")]
+
+
 def test_an_empty_input_is_warned_and_writes_nothing(spark, tmp_path, engine):
     from spark_assign.errors import EmptyInputWarning
 
