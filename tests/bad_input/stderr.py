@@ -44,10 +44,10 @@ TIMEOUT = 3600
 Check = Callable[[Any, Path], None]
 
 
-def case_params(params: Sequence[Any], kind: str, extra_marks: Sequence[Any] = ()) -> List[Any]:
+def case_params(params: Sequence[Any], kind: str) -> List[Any]:
     """``params`` (``pytest.param`` of a case table) as one parameter ``case`` each: the case's key
     ``kind/id``, shown under the case's own id, with its marks."""
-    return [pytest.param(f"{kind}/{p.id}", id=p.id, marks=[*p.marks, *extra_marks]) for p in params]
+    return [pytest.param(f"{kind}/{p.id}", id=p.id, marks=p.marks) for p in params]
 
 
 def checks(params: Sequence[Any], kind: str, check: Callable[..., None]) -> Dict[str, Check]:
