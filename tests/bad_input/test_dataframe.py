@@ -3,8 +3,9 @@
 Schema and argument mistakes fail on the call; data mistakes fail the job,
 whose action raises ``InvalidInputError`` (group, column, rows). Each case
 asserts the exception type, that the message names the column or argument,
-that the action returned no rows, and that the message holds no stack. One
-more test runs a batch of these cases in a child process and reads its stderr.
+that the action returned no rows, and that neither the message nor stderr
+holds a stack: the cases run in a child process that captures its stderr
+(see stderr.py).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import spark_assign  # noqa: F401  (adds DataFrame.assign_partitions)
 from spark_assign.errors import InvalidInputError, SchemaError, UnknownStrategyError
 
 from .conftest import assert_clean
-from .stderr import check_child_case, child_cases
+from .stderr import case_params, checks, run_in_child
 
 pytestmark = pytest.mark.spark
+SURFACE = "dataframe"
 
 S = "group_id string, member_id string, topic string"
 OWN = S + ", owned_partitions array<int>, generation int"
@@ -134,8 +136,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("attempt,error,name", CASES)
-def test_bad_input(spark, attempt, error, name):
+def check(spark, tmp_path, attempt, error, name):
     rows = None
     with pytest.raises(error) as info:
         rows = attempt(spark)
@@ -143,13 +144,15 @@ def test_bad_input(spark, attempt, error, name):
     assert_clean(info.value, name)
 
 
+CHECKS = checks(CASES, "call", check)
+
+
+@pytest.mark.parametrize("case", case_params(CASES, "call"))
+def test_bad_input(case):
+    run_in_child(SURFACE, case)
+
+
 def test_topics_frame_with_null_rows_is_kafka_legal(spark):
     """A topic with a null count, or a null topic row, is a topic without metadata: no partitions."""
     topics = spark.createDataFrame([("t", None), (None, 3)], TOPICS_DDL)
     assert spark.createDataFrame(GOOD, S).assign_partitions("range", topics=topics).collect() == []
-
-
-@pytest.mark.parametrize("case", child_cases("dataframe"))
-def test_dataframe_stderr(case):
-    """A batch of the cases above in a child process: no stack on its stderr, case by case."""
-    check_child_case("dataframe", case)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from spark_assign.core import Member, assign
-from spark_assign.errors import InvalidInputError, MissingTopicWarning, UnknownStrategyError
+from spark_assign.errors import InvalidInputError, MissingTopicWarning, NegativeGenerationWarning, UnknownStrategyError
 
 from .conftest import assert_clean
 
@@ -145,3 +145,23 @@ def test_stale_claims_are_kafka_legal_and_dropped(owned):
 def test_empty_topics_is_kafka_legal_with_a_warning():
     with pytest.warns(MissingTopicWarning):
         assert assign([M("a", ["t"])], {}, "range").assignment == {"a": []}
+
+
+@pytest.mark.parametrize("strategy", ["sticky", "cooperative-sticky"])
+def test_a_negative_generation_reads_as_none_as_in_kafka(strategy):
+    """Kafka's Subscription reads any negative generationId as none (then DEFAULT_GENERATION, -1):
+    -1, what a consumer without a generation sends, passes silently; another negative value
+    reads the same, with a NegativeGenerationWarning. Two claims on one partition without a
+    generation are of one generation: Kafka keeps the partition for neither."""
+    def claims(generation):
+        return [M("a", ["t"], [("t", 0)], generation=generation), M("b", ["t"], [("t", 0)], generation=None)]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        unknown = assign(claims(-1), {"t": 2}, strategy)
+    with pytest.warns(NegativeGenerationWarning, match=r"'a' \(-5\)"):
+        odd = assign(claims(-5), {"t": 2}, strategy)
+    assert "kept" not in unknown.status_names()
+    assert (odd.assignment, odd.revoked, odd.status_names()) == (
+        unknown.assignment, unknown.revoked, unknown.status_names())
+
