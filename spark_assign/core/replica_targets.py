@@ -38,8 +38,7 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..errors import InvalidInputError
-from .replica_admin import admin_brokers
+from .replica_admin import admin_brokers, check_factor
 from .replica_model import Broker
 
 __all__ = ["RackLayout", "rack_layout", "broker_levels", "broker_targets", "rack_counts", "moves_bound"]
@@ -84,11 +83,7 @@ def rack_layout(brokers: Sequence[Broker], rf: int, rack_aware: Optional[str]) -
     """
     ids, racks = admin_brokers(brokers, rack_aware)
     n = len(ids)
-    if rf > n:
-        fenced = sum(b.fenced for b in brokers)
-        raise InvalidInputError(f"replication factor {rf} is larger than the {n} available brokers"
-                                + (f" ({fenced} fenced brokers left out)" if fenced else ""),
-                                column="replication_factor", rows=[rf])
+    check_factor(rf, n, sum(b.fenced for b in brokers))
     if racks is None:
         rack_of = np.zeros(n, dtype=np.int64)
     else:
