@@ -68,8 +68,9 @@ def echo_batches(batches):
             [batch.column(0).take(pa.array(at)), batch.column(5).take(pa.array(at)),
              pa.array(partition.astype(np.int32)), pa.array(replica.astype(np.int32)),
              pa.array(((partition + replica) % BROKERS).astype(np.int32)), pa.nulls(len(at), pa.string()),
-             pa.array(replica == 0)],
-            names=["cluster_id", "topic", "partition", "replica_index", "broker_id", "rack", "is_preferred_leader"])
+             pa.array(replica == 0), pa.array(np.full(len(at), "new", dtype=object), pa.string())],
+            names=["cluster_id", "topic", "partition", "replica_index", "broker_id", "rack", "is_preferred_leader",
+                   "status"])
 
 
 def echo_pass(spark, topic_df, broker_df):
