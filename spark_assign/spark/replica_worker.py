@@ -25,14 +25,14 @@ import pyarrow.compute as pc
 from ..core import Broker
 from ..core.replica_fleet import REPLICA_STATUSES, place_topics
 from ..errors import InvalidInputError
+from .replicas import REPLICA_COLUMNS
 
 __all__ = ["KIND_BROKER", "KIND_TOPIC", "KIND_REPLICA", "OUTPUT_NAMES", "place_batches", "place_wire"]
 
 #: Wire row kinds (the ``kind`` column): a broker, a topic, a replica of the previous placement.
 KIND_BROKER, KIND_TOPIC, KIND_REPLICA = 0, 1, 2
-#: The output columns, as ``REPLICA_DDL`` names them.
-OUTPUT_NAMES = ["cluster_id", "topic", "partition", "replica_index", "broker_id", "rack", "is_preferred_leader",
-                "status"]
+#: The output columns (:data:`~.replicas.REPLICA_COLUMNS`).
+OUTPUT_NAMES = [name for name, _ in REPLICA_COLUMNS]
 
 
 def place_batches(batches: Iterator[pa.RecordBatch], method: str, seed: int, start_index: Optional[int],

@@ -23,6 +23,7 @@ rows (see :mod:`.failures`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Dict, Optional, cast
 
 from pyspark.sql import DataFrame
@@ -33,11 +34,14 @@ from ..core.replicas import get_replica_method
 from ..errors import InvalidInputError, SchemaError
 from . import failures
 
-__all__ = ["assign_replicas", "REPLICA_DDL", "WIRE_DDL", "wire_frame", "attach"]
+__all__ = ["assign_replicas", "REPLICA_COLUMNS", "REPLICA_DDL", "WIRE_DDL", "wire_frame", "check_options", "attach"]
 
-#: The rows ``assign_replicas`` returns: one per replica, the preferred leader at ``replica_index`` 0.
-REPLICA_DDL = ("cluster_id string, topic string, partition int, replica_index int, broker_id int, "
-               "rack string, is_preferred_leader boolean, status string")
+#: The rows ``assign_replicas`` returns (name, type): one per replica, the preferred leader at
+#: ``replica_index`` 0.
+REPLICA_COLUMNS = [("cluster_id", "string"), ("topic", "string"), ("partition", "int"), ("replica_index", "int"),
+                   ("broker_id", "int"), ("rack", "string"), ("is_preferred_leader", "boolean"), ("status", "string")]
+#: :data:`REPLICA_COLUMNS` as a DDL string.
+REPLICA_DDL = ", ".join(f"{name} {kind}" for name, kind in REPLICA_COLUMNS)
 #: The wire: brokers (kind 0: ``broker_id``, ``rack``, ``fenced``), topics (kind 1: ``topic``,
 #: ``num_partitions``, ``replication_factor``) and previous replicas (kind 2: ``topic``,
 #: ``partition``, ``replica_index``, ``broker_id``) of each cluster.
@@ -124,11 +128,55 @@ def assign_replicas(
         Before any job for schemas and arguments; data problems fail the job, whose action
         raises :class:`InvalidInputError` naming the cluster, the column and the rows.
     """
-    chosen_method = get_replica_method(method)
-    chosen = chosen_method.name
-    if chosen_method.needs_previous and previous is None:
-        raise InvalidInputError(f"method {chosen!r} reassigns a current placement: pass previous=, a DataFrame "
-                                "(topic, partition, replica_index, broker_id)", column="previous")
+    options = check_options(method, replication_factor, seed, start_index, rack_aware, previous is not None,
+                            "previous=, a DataFrame (topic, partition, replica_index, broker_id)")
+    n = num_partitions if num_partitions is None else check_count(num_partitions, "num_partitions", minimum=1)
+    failures.install()
+    wire = wire_frame(self, brokers, options.replication_factor, previous)
+    n = n or int(cast(str, self.sparkSession.conf.get("spark.sql.shuffle.partitions")))
+
+    def run(batches):
+        from spark_assign.spark.replica_worker import place_batches
+
+        return place_batches(batches, options.method, options.seed, options.start_index, options.rack_aware)
+
+    return (wire.repartition(n, "cluster_id")
+                .sortWithinPartitions("cluster_id", "kind", "topic", "partition", "replica_index")
+                .mapInArrow(run, REPLICA_DDL))
+
+
+@dataclass(frozen=True)
+class ReplicaOptions:
+    """``assign_replicas``' arguments, checked (shared by the DataFrame method and SQL)."""
+
+    method: str
+    replication_factor: Optional[int]
+    seed: int
+    start_index: Optional[int]
+    rack_aware: Optional[str]
+
+
+def check_options(method: object, replication_factor: object, seed: object, start_index: object,
+                  rack_aware: object, has_previous: bool, previous_hint: str) -> ReplicaOptions:
+    """The placement arguments checked before any job; errors name the argument and the value.
+
+    Example::
+
+        check_options("striped", 3, 0, None, None, False, "previous=").method == "striped"
+
+    Parameters
+    ----------
+    method, replication_factor, seed, start_index, rack_aware:
+        As ``assign_replicas`` takes them (``seed`` must be an integer: Spark may retry a task).
+    has_previous:
+        Whether a previous placement is given (``sticky`` needs one).
+    previous_hint:
+        How the caller passes it, for the message.
+    """
+    chosen = get_replica_method(method)
+    if chosen.needs_previous and not has_previous:
+        raise InvalidInputError(f"method {chosen.name!r} reassigns a current placement: pass {previous_hint}",
+                                column="previous")
     rf = None if replication_factor is None else check_count(replication_factor, "replication_factor", minimum=1)
     checked_seed = check_seed(seed)
     if checked_seed is None:
@@ -138,19 +186,7 @@ def assign_replicas(
     if rack_aware is not None and rack_aware not in RACK_AWARE_MODES:
         raise InvalidInputError(f"rack_aware must be one of {', '.join(RACK_AWARE_MODES)} or None, "
                                 f"got {rack_aware!r}", column="rack_aware", rows=[rack_aware])
-    n = num_partitions if num_partitions is None else check_count(num_partitions, "num_partitions", minimum=1)
-    failures.install()
-    wire = wire_frame(self, brokers, rf, previous)
-    n = n or int(cast(str, self.sparkSession.conf.get("spark.sql.shuffle.partitions")))
-
-    def run(batches):
-        from spark_assign.spark.replica_worker import place_batches
-
-        return place_batches(batches, chosen, checked_seed, fixed, rack_aware)
-
-    return (wire.repartition(n, "cluster_id")
-                .sortWithinPartitions("cluster_id", "kind", "topic", "partition", "replica_index")
-                .mapInArrow(run, REPLICA_DDL))
+    return ReplicaOptions(chosen.name, rf, checked_seed, fixed, cast(Optional[str], rack_aware))
 
 
 def _columns(df: DataFrame, allowed: Dict[str, tuple], argument: str) -> Dict[str, str]:
