@@ -38,7 +38,7 @@ rule in both paths). Kafka's ``Random`` is unseeded; ours is ``new Random(seed)`
 
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -113,7 +113,7 @@ def admin_brokers(brokers: Sequence[Broker], rack_aware: Optional[str],
     return ids, [str(b.rack) for b in usable]
 
 
-def _shifts(p: np.ndarray, n: int, first_shift: int, start: int) -> np.ndarray:
+def _shifts(p: np.ndarray, n: int, first_shift: Union[int, np.ndarray], start: int) -> np.ndarray:
     """``nextReplicaShift`` at each partition id ``p >= start``: the first value plus one per
     multiple of ``n`` in ``[max(start, 1), p]``."""
     return first_shift + p // n - (max(start, 1) - 1) // n

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from numbers import Integral
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -95,8 +95,8 @@ def replica_status(placed: np.ndarray, previous: Optional[np.ndarray]) -> np.nda
     return np.where(had[:, None], np.where(kept, 1, 2), 0).astype(np.int8)
 
 
-def place_topics(brokers: Sequence[Broker], topics: Sequence[str], partitions: Sequence[int],
-                 replication_factors: Sequence[int], cluster_id: Optional[str] = None, method: str = "striped",
+def place_topics(brokers: Sequence[Broker], topics: Sequence[str], partitions: Union[Sequence[int], np.ndarray],
+                 replication_factors: Union[Sequence[int], np.ndarray], cluster_id: Optional[str] = None, method: str = "striped",
                  seed: int = 0, start_index: Optional[int] = None, rack_aware: Optional[str] = None,
                  previous: Optional[Sequence[Optional[np.ndarray]]] = None,
                  rack_column: str = "brokers") -> ClusterPlacement:
@@ -173,7 +173,7 @@ def place_topics(brokers: Sequence[Broker], topics: Sequence[str], partitions: S
     return _rows(blocks, previous)
 
 
-def _counts(values: Sequence[int], column: str, names: List[str], minimum: int, where: str,
+def _counts(values: Union[Sequence[int], np.ndarray], column: str, names: List[str], minimum: int, where: str,
             cluster_id: Optional[str]) -> np.ndarray:
     """``values`` as ``int64`` when every one is an integer in ``[minimum, INT_MAX]``; otherwise
     an error naming the first topic at fault and listing them all."""

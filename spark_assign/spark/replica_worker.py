@@ -213,8 +213,8 @@ def _previous(cluster_id: Optional[str], rows: pa.Table, names: list,
     out: List[Optional[np.ndarray]] = [None] * len(names)
     bounds = np.searchsorted(topic, np.arange(len(names) + 1))
     for t in np.flatnonzero(np.diff(bounds)).tolist():
-        at = slice(bounds[t], bounds[t + 1])
-        matrix = np.full((int(counts[t]), int(rank[at].max()) + 1), -1, dtype=np.int64)
-        matrix[partition[at], rank[at]] = broker[at]
+        span = slice(bounds[t], bounds[t + 1])
+        matrix = np.full((int(counts[t]), int(rank[span].max()) + 1), -1, dtype=np.int64)
+        matrix[partition[span], rank[span]] = broker[span]
         out[t] = matrix
     return out

@@ -42,6 +42,16 @@ def sql(query):
 
 
 EXTRA = COLS + ", {}"
+
+
+def replicas(rf: str, brokers: str, method: str = "striped", previous: str = ""):
+    """A case: ``assign_replicas`` of one topic row (replication factor ``rf``, the structs of
+    ``brokers``, and ``previous`` replica structs when given)."""
+    extra = f", array({previous}) AS previous" if previous else ""
+    return sql(f"SELECT * FROM assign_replicas(TABLE(SELECT 'c' AS cluster_id, 't' AS topic, 2 AS num_partitions, "
+               f"{rf} AS replication_factor, array({brokers}) AS brokers{extra}), method => '{method}')")
+
+
 JOB = [
     pytest.param(rows([("g", None, "t", 3), ("g", "a", "t", 3)]), "member_id", id="member-id-null"),
     pytest.param(rows([("g", "", "t", 3)]), "member_id", id="member-id-empty"),
@@ -64,6 +74,16 @@ JOB = [
     pytest.param(rows([("g", "a", "t", 3), ("h", "b", "t", 3)],
                       query="SELECT * FROM assign_partitions(TABLE({}), strategy => 'range')"),
                  "group_id", id="assign-partitions-without-partition-by"),
+    pytest.param(replicas("0", "named_struct('broker_id', 1)"), "replication_factor", id="replicas-rf-zero-in-a-row"),
+    pytest.param(replicas("1", "named_struct('broker_id', 1), named_struct('broker_id', 1)"), "broker_id",
+                 id="replicas-duplicate-broker-ids"),
+    pytest.param(replicas("1", "named_struct('broker_id', 1, 'rack', 'a'), named_struct('broker_id', 2, 'rack', "
+                               "CAST(NULL AS STRING))", method="admin-utils"), "rack",
+                 id="replicas-racks-on-some-brokers"),
+    pytest.param(replicas("1", "named_struct('broker_id', 1), named_struct('broker_id', 2)", method="sticky",
+                          previous="named_struct('partition', 0, 'replica_index', 0, 'broker_id', 1), "
+                                   "named_struct('partition', 0, 'replica_index', 1, 'broker_id', 1)"),
+                 "broker_id", id="replicas-previous-same-broker-twice"),
     pytest.param(sql("SELECT kafka_partition('k', 0)"), "num_partitions", id="kafka-partition-count-zero"),
     pytest.param(sql("SELECT kafka_partition('k', -5)"), "num_partitions", id="kafka-partition-count-negative"),
     pytest.param(sql("SELECT kafka_partition(k, n) FROM VALUES ('a', 3), ('b', 0) AS v(k, n)"), "num_partitions",
@@ -107,6 +127,11 @@ ANALYSIS = [
                                                   "strategy => 3)"),
                  "strategy", id="strategy-int"),
     pytest.param(sql("SELECT * FROM assign_partitions('bad_sql')"), "table", id="first-argument-not-a-table"),
+    pytest.param(sql("SELECT * FROM assign_replicas(TABLE(SELECT 't' AS topic, 2 AS num_partitions), "
+                     "replication_factor => 1)"), "brokers", id="replicas-brokers-column-missing"),
+    pytest.param(sql("SELECT * FROM assign_replicas(TABLE(SELECT 't' AS topic, 2 AS num_partitions, "
+                     "array(named_struct('broker_id', 1)) AS brokers), replication_factor => 0)"),
+                 "replication_factor", id="replicas-rf-zero-argument"),
     pytest.param(sql("SELECT kafka_partition(42, 3)"), "key must be BINARY or STRING", id="kafka-partition-int-key",
                  marks=xfail("Spark's own cast error (DATATYPE_MISMATCH, suggests turning ANSI off) names no "
                              "argument; the typed SQL wrapper kafka_partition(key BINARY, ...) casts before any of "
