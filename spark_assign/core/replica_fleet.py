@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from numbers import Integral
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 
@@ -153,8 +153,9 @@ def place_topics(brokers: Sequence[Broker], topics: Sequence[str], partitions: U
     factors = _counts(replication_factors, "replication_factor", names, 1, where, cluster_id)
     batched = _BATCHED.get(chosen.run)
     try:
+        seeds = None if chosen.needs_previous else \
+            np.array([topic_seed(seed, cluster_id, name) for name in names], dtype=np.int64)
         if batched is not None:
-            seeds = np.array([topic_seed(seed, cluster_id, name) for name in names], dtype=np.int64)
             blocks = batched(checked, counts, factors, seeds, start_index, rack_aware, rack_column)
         else:
             if chosen.run is place_sticky:                 # one error for the cluster, naming every topic
@@ -162,7 +163,7 @@ def place_topics(brokers: Sequence[Broker], topics: Sequence[str], partitions: U
                 over = np.flatnonzero(factors > len(usable))
                 if len(over):
                     check_factor(int(factors[over[0]]), len(usable), sum(b.fenced for b in checked), over.tolist())
-            blocks = _one_by_one(chosen, checked, names, counts, factors, previous, start_index, rack_aware)
+            blocks = _one_by_one(chosen, checked, counts, factors, seeds, previous, start_index, rack_aware)
     except InvalidInputError as e:
         if e.column in ("replication_factor", "num_partitions") and e.rows and isinstance(e.rows[0], int):
             bad = [names[i] for i in e.rows]
@@ -197,10 +198,11 @@ def _counts(values: Union[Sequence[int], np.ndarray], column: str, names: List[s
                             column=column, rows=[names[i] for i in at], group=cluster_id)
 
 
-def _one_by_one(chosen: ReplicaMethod, brokers: Tuple[Broker, ...], names: List[str], counts: np.ndarray,
-                factors: np.ndarray, previous: Optional[Sequence[Optional[np.ndarray]]], start_index: Optional[int],
-                rack_aware: Optional[str]) -> List[PlacementBlock]:
-    """Topic by topic, for methods without a batched form (``sticky``)."""
+def _one_by_one(chosen: ReplicaMethod, brokers: Tuple[Broker, ...], counts: np.ndarray, factors: np.ndarray,
+                seeds: Optional[np.ndarray], previous: Optional[Sequence[Optional[np.ndarray]]],
+                start_index: Optional[int], rack_aware: Optional[str]) -> List[PlacementBlock]:
+    """Topic by topic, for methods without a batched form (``sticky``, methods registered by users:
+    those draw from each topic's seed, ``seeds[t]``)."""
     blocks = []
     for i, (count, rf) in enumerate(zip(counts.tolist(), factors.tolist())):
         before = previous[i] if previous is not None else None
@@ -212,7 +214,7 @@ def _one_by_one(chosen: ReplicaMethod, brokers: Tuple[Broker, ...], names: List[
                                     check_previous(rows, count))
             else:
                 placed = place_replicas(brokers, count, rf, method=chosen.name, start_index=start_index,
-                                        seed=0, rack_aware=rack_aware)
+                                        seed=int(cast(np.ndarray, seeds)[i]), rack_aware=rack_aware)
         except InvalidInputError as e:
             raise InvalidInputError(e.problem, column=e.column, rows=[i] if e.column in (
                 "replication_factor", "num_partitions") else e.rows) from None

@@ -125,3 +125,16 @@ def test_vectorized_draws_match_java_random():
         for s, a, b in zip(seeds.tolist(), first.tolist(), second.tolist()):
             rnd = JavaRandom(s)
             assert (rnd.next_int(bound), rnd.next_int(bound)) == (a, b)
+
+
+def test_a_method_without_a_batched_form_draws_from_each_topics_seed():
+    """A method registered by a user is placed topic by topic, each with its topic_seed.
+    Registered for the rest of the session under a name no other test uses."""
+    from spark_assign.core.replica_striped import place_striped
+    from spark_assign.core.replicas import ReplicaMethod, register_replica_method
+
+    register_replica_method(ReplicaMethod("test-striped-by-topic", lambda request: place_striped(request)))
+    brokers = [Broker(i, rack=f"r{i % 2}") for i in range(5)]
+    placed = place_topics(brokers, ["a", "b", "c"], [3, 7, 0], [2, 3, 1], cluster_id="c",
+                          method="test-striped-by-topic", seed=11)
+    assert fleet_rows(placed) == per_topic(brokers, ["a", "b", "c"], [3, 7, 0], [2, 3, 1], "c", "striped", 11)
