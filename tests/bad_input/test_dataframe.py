@@ -156,3 +156,66 @@ def test_topics_frame_with_null_rows_is_kafka_legal(spark):
     """A topic with a null count, or a null topic row, is a topic without metadata: no partitions."""
     topics = spark.createDataFrame([("t", None), (None, 3)], TOPICS_DDL)
     assert spark.createDataFrame(GOOD, S).assign_partitions("range", topics=topics).collect() == []
+
+
+# ------------------------------------------------------------------ assign_replicas: column and rows
+
+RT = "cluster_id string, topic string, num_partitions int, replication_factor int"
+RB = "cluster_id string, broker_id int, rack string"
+RP = "cluster_id string, topic string, partition int, replica_index int, broker_id int"
+THREE = [("c", 1, None), ("c", 2, None), ("c", 3, None)]
+
+
+def replicas(topics, brokers=THREE, previous=None, topics_ddl=RT, brokers_ddl=RB, **kw):
+    """A case: ``assign_replicas`` of ``topics`` on ``brokers`` (rows), collected."""
+    def attempt(spark):
+        prev = None if previous is None else spark.createDataFrame(previous, RP)
+        out = spark.createDataFrame(topics, topics_ddl).assign_replicas(
+            spark.createDataFrame(brokers, brokers_ddl), previous=prev, **kw)
+        return out.collect()
+    return attempt
+
+
+REPLICA_CASES = [
+    pytest.param(replicas([("c", "t", 2, 1)], THREE + [("c", 2, None)]), "broker_id", [2], id="duplicate-broker-id"),
+    pytest.param(replicas([("c", "t", 2, 1)], THREE + [("c", -4, None)]), "broker_id", [-4], id="negative-broker-id"),
+    pytest.param(replicas([("c", "t", 2, 1), ("c", "u", 2, 0)]), "replication_factor", ["u"], id="rf-zero-in-a-row"),
+    pytest.param(replicas([("c", "t", 2, -1), ("c", "u", 2, 1)], method="admin-utils"), "replication_factor", ["t"],
+                 id="rf-negative-in-a-row"),
+    pytest.param(replicas([("c", "t", 2, 1)], replication_factor=0), "replication_factor", [0], id="rf-zero-argument"),
+    pytest.param(replicas([("c", "t", 2, 4), ("c", "u", 2, 5)]), "replication_factor", ["t", "u"],
+                 id="rf-above-brokers"),
+    pytest.param(replicas([("c", "t", -2, 1)]), "num_partitions", ["t"], id="negative-num-partitions"),
+    pytest.param(replicas([("c", "t", 2, 1)], [("c", 1, "a"), ("c", 2, None), ("c", 3, "b"), ("c", 4, None)],
+                          method="admin-utils"), "rack", [2, 4], id="racks-on-some-brokers"),
+    pytest.param(replicas([("c", "t", 2, 1)], [("c", 1, "a"), ("c", 2, None)], method="sticky",
+                          previous=[("c", "t", 0, 0, 1)]), "rack", [2], id="racks-on-some-brokers-sticky"),
+    pytest.param(replicas([("c", "t", 2, 1)], [("c", 1, "a"), ("c", 2, "")]), "rack", [2], id="empty-rack"),
+    pytest.param(replicas([("c", "t", 2, 2)], method="sticky", previous=[("c", "t", 0, 0, 1), ("c", "t", 0, 1, 1)]),
+                 "broker_id", [("t", 0, 1)], id="previous-same-broker-twice"),
+    pytest.param(replicas([("c", "t", 2, 2)], method="sticky", previous=[("c", "t", 0, 0, 1), ("c", "t", 0, 0, 2)]),
+                 "replica_index", [("t", 0, 0)], id="previous-replica-twice"),
+    pytest.param(replicas([("c", "t", 2, 2)], method="sticky", previous=[("c", "t", 5, 0, 1)]), "partition",
+                 [("t", 5, 0)], id="previous-partition-beyond-count"),
+    pytest.param(replicas([("c", "t", 2, 2)], method="sticky", previous=[("c", "t", 0, 0, None)]), "broker_id",
+                 [("t", 0)], id="previous-null-broker"),
+    pytest.param(replicas([("c", "t", 2, 2)], method="sticky", previous=[("c", "t", 0, 0, -3)]), "broker_id",
+                 [("t", 0, -3)], id="previous-negative-broker"),
+]
+
+
+@pytest.mark.parametrize("attempt,name,rows", REPLICA_CASES)
+def test_bad_replica_input_names_the_column_and_rows(spark, attempt, name, rows):
+    out = None
+    with pytest.raises(InvalidInputError) as info:
+        out = attempt(spark)
+    assert out is None                                   # nothing came out
+    assert_clean(info.value, name)
+    assert info.value.rows == rows
+
+
+def test_an_unknown_broker_in_previous_is_a_broker_that_left(spark):
+    """Kafka-legal, as for ``kafka-reassign-partitions --generate``: the brokers DataFrame lists the
+    brokers to use; replicas on any other broker move (status ``moved``)."""
+    rows = replicas([("c", "t", 1, 2)], method="sticky", previous=[("c", "t", 0, 0, 1), ("c", "t", 0, 1, 9)])(spark)
+    assert sorted((r.broker_id, r.status) for r in rows) in ([(1, "kept"), (2, "moved")], [(1, "kept"), (3, "moved")])

@@ -40,6 +40,16 @@ def sql(query):
 
 
 EXTRA = COLS + ", {}"
+
+
+def replicas(rf: str, brokers: str, method: str = "striped", previous: str = ""):
+    """A case: ``assign_replicas`` of one topic row (replication factor ``rf``, the structs of
+    ``brokers``, and ``previous`` replica structs when given)."""
+    extra = f", array({previous}) AS previous" if previous else ""
+    return sql(f"SELECT * FROM assign_replicas(TABLE(SELECT 'c' AS cluster_id, 't' AS topic, 2 AS num_partitions, "
+               f"{rf} AS replication_factor, array({brokers}) AS brokers{extra}), method => '{method}')")
+
+
 JOB = [
     pytest.param(rows([("g", None, "t", 3), ("g", "a", "t", 3)]), "member_id", id="member-id-null"),
     pytest.param(rows([("g", "", "t", 3)]), "member_id", id="member-id-empty"),
@@ -62,6 +72,16 @@ JOB = [
     pytest.param(rows([("g", "a", "t", 3), ("h", "b", "t", 3)],
                       query="SELECT * FROM assign_partitions(TABLE({}), strategy => 'range')"),
                  "group_id", id="assign-partitions-without-partition-by"),
+    pytest.param(replicas("0", "named_struct('broker_id', 1)"), "replication_factor", id="replicas-rf-zero-in-a-row"),
+    pytest.param(replicas("1", "named_struct('broker_id', 1), named_struct('broker_id', 1)"), "broker_id",
+                 id="replicas-duplicate-broker-ids"),
+    pytest.param(replicas("1", "named_struct('broker_id', 1, 'rack', 'a'), named_struct('broker_id', 2, 'rack', "
+                               "CAST(NULL AS STRING))", method="admin-utils"), "rack",
+                 id="replicas-racks-on-some-brokers"),
+    pytest.param(replicas("1", "named_struct('broker_id', 1), named_struct('broker_id', 2)", method="sticky",
+                          previous="named_struct('partition', 0, 'replica_index', 0, 'broker_id', 1), "
+                                   "named_struct('partition', 0, 'replica_index', 1, 'broker_id', 1)"),
+                 "broker_id", id="replicas-previous-same-broker-twice"),
     pytest.param(sql("SELECT kafka_partition('k', 0)"), "num_partitions", id="kafka-partition-count-zero"),
     pytest.param(sql("SELECT kafka_partition('k', -5)"), "num_partitions", id="kafka-partition-count-negative"),
     pytest.param(sql("SELECT kafka_partition(k, n) FROM VALUES ('a', 3), ('b', 0) AS v(k, n)"), "num_partitions",
@@ -138,6 +158,11 @@ ANALYSIS = [
                                                   "strategy => 3)"),
                  "strategy", id="strategy-int"),
     pytest.param(sql("SELECT * FROM assign_partitions('bad_sql')"), "table", id="first-argument-not-a-table"),
+    pytest.param(sql("SELECT * FROM assign_replicas(TABLE(SELECT 't' AS topic, 2 AS num_partitions), "
+                     "replication_factor => 1)"), "brokers", id="replicas-brokers-column-missing"),
+    pytest.param(sql("SELECT * FROM assign_replicas(TABLE(SELECT 't' AS topic, 2 AS num_partitions, "
+                     "array(named_struct('broker_id', 1)) AS brokers), replication_factor => 0)"),
+                 "replication_factor", id="replicas-rf-zero-argument"),
     pytest.param(sql("SELECT kafka_partition('k')"), "kafka_partition", id="kafka-partition-one-argument"),
     pytest.param(sql("CALL spark_assign.rebalance(state => '/tmp/bad-input-call', subscriptions => 's', "
                      "topics => 't')"), "run_script", id="call-rebalance-through-spark-sql"),
