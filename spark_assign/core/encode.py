@@ -175,17 +175,20 @@ def _check_distinct_statics(ids: List[str], instances: List[Optional[str]]) -> N
 
 
 def _generations(values: Optional[Sequence[Optional[int]]], n: int, member_ids: List[str]) -> np.ndarray:
+    """The members' claim generations as int64, ``NO_GENERATION`` for none. Every negative value
+    reads as none, as Kafka's ``Subscription`` reads a negative ``generationId`` (Optional.empty:
+    then ``DEFAULT_GENERATION`` in the sticky assignors' comparisons)."""
     if values is None:
         return np.full(n, NO_GENERATION, dtype=np.int64)
     if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
-        return values.astype(np.int64)
+        return np.maximum(values.astype(np.int64), NO_GENERATION)
     kinds = set(map(type, values))
     if kinds <= {type(None)}:
         return np.full(n, NO_GENERATION, dtype=np.int64)
     if kinds <= {int, type(None)}:                                   # the common case
         given = [g for g in values if g is not None]
         if min(given) >= INT32_MIN and max(given) <= MAX_PARTITIONS:
-            return np.array([NO_GENERATION if g is None else g for g in values], dtype=np.int64)
+            return np.array([NO_GENERATION if g is None or g < 0 else g for g in values], dtype=np.int64)
     out = np.full(n, NO_GENERATION, dtype=np.int64)
     bad = []
     for i, g in enumerate(values):
@@ -194,7 +197,7 @@ def _generations(values: Optional[Sequence[Optional[int]]], n: int, member_ids: 
         if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not INT32_MIN <= g <= MAX_PARTITIONS:
             bad.append((member_ids[i], g))
         else:
-            out[i] = int(g)
+            out[i] = max(int(g), NO_GENERATION)
     if bad:
         raise InvalidInputError("generation must be a 32-bit integer or null (Kafka's generationId is an int32)",
                                 column="generation", rows=bad)

@@ -20,6 +20,7 @@ in Spark jobs:
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -28,13 +29,13 @@ import pyarrow.compute as pc
 from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
-from ..errors import InvalidInputError
+from ..errors import EmptyInputWarning, InvalidInputError, MissingTopicWarning, NegativeGenerationWarning
 from ..schema import STATUSES
 from ..spark.inputs import local_frame
 from ..spark.wire import with_topic_metadata
 from .layout import PARTITION_COLUMN
 
-__all__ = ["ChangedGroup", "Plan", "Outcome", "plan", "outcome_of", "only_groups", "only_heads",
+__all__ = ["ChangedGroup", "Plan", "Outcome", "plan", "outcome_of", "only_groups", "only_heads", "warn_about_input",
            "with_fingerprints", "in_groups", "ids_frame", "LITERAL_GROUPS"]
 
 
@@ -70,6 +71,8 @@ class Plan:
     changed: Dict[str, ChangedGroup]
     missing_groups: int = 0
     missing_topics: List[str] = field(default_factory=list)
+    #: Groups with claims whose generation is negative but not -1 (they count as carrying none).
+    negative_generation_groups: int = 0
 
     @property
     def everything(self) -> bool:
@@ -161,13 +164,16 @@ def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy
     fields += ["coalesce(cast(_num_partitions AS string), '?')", "cast(_metadata_rows AS string)",
                "coalesce(_racks, '')"]
     text = f"concat_ws('{FIELD_SEP}', {', '.join(fields)})"
+    odd_generation = "CASE WHEN generation < -1 THEN 1 END" if "generation" in present else "CAST(NULL AS int)"
     inputs = with_topic_metadata(subscriptions, topics, topic_counts, racks=True).selectExpr(
         "group_id", "greatest(coalesce(_num_partitions, 0), 0) AS _n",
         # missing: no count, or 0 (a negative count is an input error, raised by the compute stage)
         "CASE WHEN topic IS NOT NULL AND coalesce(_num_partitions, 0) = 0 THEN topic END AS _missing",
+        f"{odd_generation} AS _odd_generation",
         *[f"{half.format(f'xxhash64({seed}, {text})')} AS {lane}" for (seed, half), lane in zip(_HALVES, _LANES)],
         *[f"CAST(NULL AS {t}) AS {n}" for n, t in _HEAD])
     held = heads.selectExpr("group_id", "CAST(NULL AS int) AS _n", "CAST(NULL AS string) AS _missing",
+                            "CAST(NULL AS int) AS _odd_generation",
                             *[f"CAST(NULL AS bigint) AS {lane}" for lane in _LANES],
                             *[f"`{c}` AS {n}" for (n, _), c in zip(_HEAD, _HEAD_SOURCES)])
     sums = ", ".join([f"sum({lane})" for lane in _LANES] + [f"count({_LANES[0]})"])
@@ -175,12 +181,13 @@ def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy
         f"count({_LANES[0]}) AS _rows",
         f"sha2(concat_ws(':', '{strategy}', {sums}), 256) AS input_fingerprint",
         "coalesce(sum(_n), 0) AS partitions",
-        "max(_missing) AS _missing",
+        "max(_missing) AS _missing", "max(_odd_generation) AS _odd_generation",
         *[f"max({n}) AS {n}" for n, _ in _HEAD]]])
     observed = Observation("spark_assign_plan")
     groups = groups.where("_rows > 0").observe(
         observed, F.expr("count(1) AS groups"), F.expr("count(_missing) AS missing_groups"),
-        F.expr("slice(array_sort(collect_set(_missing)), 1, 5) AS missing_topics"))
+        F.expr("slice(array_sort(collect_set(_missing)), 1, 5) AS missing_topics"),
+        F.expr("count(_odd_generation) AS negative_generation_groups"))
     changed = (f"{str(bool(force)).lower()} OR _fp IS NULL OR _fp != input_fingerprint"
                f" OR coalesce(_pending, false) OR _strategy != '{strategy}'")
     rows = groups.where(f"coalesce({changed}, true)").select(
@@ -191,7 +198,8 @@ def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy
             raise InvalidInputError("null group_id", column="group_id")
         out[e[0]] = ChangedGroup(e[1], int(e[2] or 0), e[3], e[4], e[5], bool(e[6]))
     metrics = observed.get
-    return Plan(int(metrics["groups"]), out, int(metrics["missing_groups"]), list(metrics["missing_topics"] or []))
+    return Plan(int(metrics["groups"]), out, int(metrics["missing_groups"]), list(metrics["missing_topics"] or []),
+                int(metrics["negative_generation_groups"]))
 
 
 #: What the plan takes from a group's head: (name in the plan, type), and the heads column.
@@ -264,3 +272,29 @@ def outcome_of(rows: DataFrame) -> Outcome:
     for r in per_group:
         out.add({r["group_id"]: (r["generation"], r["pending"])}, {s: r[s] or 0 for s in STATUSES})
     return out
+
+
+def warn_about_input(todo: Plan, location: str) -> int:
+    """Warn about likely mistakes that Kafka allows (see :mod:`spark_assign.errors`); the number
+    of warnings given: an :class:`~spark_assign.errors.EmptyInputWarning` for subscriptions
+    without rows, a :class:`~spark_assign.errors.MissingTopicWarning` for groups subscribing to
+    topics the metadata lacks or gives 0 partitions, a
+    :class:`~spark_assign.errors.NegativeGenerationWarning` for groups with claims of a negative
+    generation other than -1."""
+    if todo.groups == 0:
+        warnings.warn(EmptyInputWarning(f"the subscriptions have no rows: nothing to assign, {location} "
+                                        "is left as it was"), stacklevel=4)
+        return 1
+    given = 0
+    if todo.missing_groups:
+        shown = ", ".join(map(repr, todo.missing_topics)) + (" ..." if len(todo.missing_topics) == 5 else "")
+        warnings.warn(MissingTopicWarning(
+            f"{todo.missing_groups} of {todo.groups} groups subscribe to topics missing from the metadata or "
+            f"with 0 partitions, which get no partitions: {shown}"), stacklevel=4)
+        given += 1
+    if todo.negative_generation_groups:
+        warnings.warn(NegativeGenerationWarning(
+            f"{todo.negative_generation_groups} of {todo.groups} groups have claims with a negative generation "
+            "other than -1, which count as carrying no generation, as in Kafka"), stacklevel=4)
+        given += 1
+    return given

@@ -29,7 +29,6 @@ from __future__ import annotations
 import os
 import time
 import uuid
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union, cast
 
@@ -38,17 +37,19 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ..core.model import check_topics
-from ..errors import CommitConflict, ConcurrentRebalanceError, EmptyInputWarning, InvalidInputError, MissingTopicWarning
+from ..errors import CommitConflict, ConcurrentRebalanceError, InvalidInputError
 from ..progress import Stages
+from ..spark import failures
 from ..spark.delta import is_path, resolve_location
 from ..spark.inputs import spark_strategy, subscription_columns, topics_frame
 from ..spark.session import has_delta_spark
 from .backend import ENGINES, Snapshot, Staged, StateBackend
+from .damage import watch
 from .embedded import EmbeddedBackend
 from .generation import rows_in_driver, rows_in_spark
 from .heads import changed_heads, heads_and_name_at, heads_at, heads_name_at, remove_heads, sweep_heads, write_heads
 from .layout import APP_ID, FORMAT_VERSION, PARTITION_COLUMN, check_new_table_folder, heads_name, spark_ddl
-from .plan import Outcome, Plan, plan
+from .plan import Outcome, Plan, plan, warn_about_input
 
 __all__ = ["AssignmentTable", "Rebalance", "TableState"]
 
@@ -150,6 +151,7 @@ class AssignmentTable:
         if engine is not None and engine not in ENGINES:
             raise InvalidInputError(f"engine must be one of {', '.join(map(repr, ENGINES))} or None, got {engine!r}",
                                     column="engine")
+        failures.install()                      # Spark's failures on this table's files: StateTableError
         self.spark = spark
         self.location = resolve_location(location)
         location = self.location
@@ -340,6 +342,7 @@ class AssignmentTable:
             if is_path(self.location):
                 check_new_table_folder(self.location)      # nothing written among another tool's files
             return None
+        watch(self._backend)
         snap = self._backend.snapshot()
         self._backend.check(snap)
         return snap
@@ -550,6 +553,7 @@ class AssignmentTable:
     def _snapshot(self, version: Optional[int] = None) -> Snapshot:
         if not self._backend.exists():
             raise InvalidInputError(f"no state table at {self.location}; run rebalance first", column="location")
+        watch(self._backend)                    # a damaged file met by a read's action: StateTableError
         snap = self._backend.snapshot(version)
         self._backend.check(snap)
         return snap
@@ -561,24 +565,6 @@ def _summary(outcome: Outcome, todo: Plan, attempt: int, warned: int) -> Dict[st
             "partitions_moved": counts["moved"], "revoked": counts["revoked"],
             "assigned": counts["assigned"], "new": counts["new"], "kept": counts["kept"],
             "attempts": attempt, "groups_with_missing_topics": todo.missing_groups, "warnings": warned}
-
-
-def warn_about_input(todo: Plan, location: str) -> int:
-    """Warn about likely mistakes that Kafka allows (see :mod:`spark_assign.errors`); the number
-    of warnings given: an :class:`~spark_assign.errors.EmptyInputWarning` for subscriptions
-    without rows, a :class:`~spark_assign.errors.MissingTopicWarning` for groups subscribing to
-    topics the metadata lacks or gives 0 partitions."""
-    if todo.groups == 0:
-        warnings.warn(EmptyInputWarning(f"the subscriptions have no rows: nothing to assign, {location} "
-                                        "is left as it was"), stacklevel=4)
-        return 1
-    if not todo.missing_groups:
-        return 0
-    shown = ", ".join(map(repr, todo.missing_topics)) + (" ..." if len(todo.missing_topics) == 5 else "")
-    warnings.warn(MissingTopicWarning(
-        f"{todo.missing_groups} of {todo.groups} groups subscribe to topics missing from the metadata or with "
-        f"0 partitions, which get no partitions: {shown}"), stacklevel=4)
-    return 1
 
 
 class _data_errors:
