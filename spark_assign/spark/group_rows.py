@@ -36,6 +36,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..core import GroupBatch
 from ..core.keys import run_positions
@@ -82,6 +83,15 @@ def _lookup(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     return np.where(keys[pos] == wanted, pos, -1)
 
 
+def _segment_max(values: np.ndarray, segment: np.ndarray, count: int, initial: int) -> np.ndarray:
+    """The largest of ``values`` per segment (``segment`` sorted, ids in ``[0, count)``), else ``initial``."""
+    out = np.full(count, initial, dtype=np.int64)
+    if len(values):
+        starts = np.flatnonzero(np.concatenate([[True], segment[1:] != segment[:-1]]))
+        out[segment[starts]] = np.maximum.reduceat(values, starts)
+    return out
+
+
 def _segments(segment_of: np.ndarray, count: int) -> np.ndarray:
     """Offsets of each group's slice in an array sorted by group (``count + 1`` of them)."""
     return np.searchsorted(segment_of, np.arange(count + 1))
@@ -103,13 +113,14 @@ class WireBatch:
     def __init__(self, batch: pa.RecordBatch) -> None:
         col = batch.column
         self.n = batch.num_rows
-        self.group, self.group_names, self.group_dictionary = _codes(col("group_id"))
         self.kind = np.asarray(col("kind").fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int8)
         self.member, self.member_names, self.member_dictionary = _codes(col("member_id"))
         self.topic, self.topic_names, self.topic_dictionary = _codes(col("topic"))
         self.instance, self.instance_names, self.instance_dictionary = _codes(col("group_instance_id"))
         self.rack, self.rack_names, _ = _codes(col("rack"))
-        self.status, self.status_names, _ = _codes(col("status"))
+        status = col("status")
+        self.revoked = np.zeros(self.n, dtype=bool) if status.null_count == self.n else \
+            np.asarray(pc.equal(status, "revoked").fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
         self.generation = _ints(col("generation"))
         self.num_partitions = _ints(col("num_partitions"))
         self.partition = _ints(col("partition"))
@@ -121,7 +132,7 @@ class WireBatch:
         self.owned_offsets = np.asarray(owned.offsets, dtype=np.int64)
         self.owned_values = _ints(owned.values)
         self.replica_racks = col("replica_racks") if "replica_racks" in names else None
-        self._groups()
+        self._groups(col("group_id"))
         self._members()
         self._check_rows()
         self._topics()
@@ -131,18 +142,28 @@ class WireBatch:
 
     # ------------------------------------------------------------------ indexing, once per batch
 
-    def _groups(self) -> None:
+    def _groups(self, ids: pa.Array) -> None:
+        """Groups are runs of equal ``group_id`` (the rows are sorted by it); ``group_ids`` names
+        them (Arrow, null for a null id), ``seg`` is each row's group."""
         n = self.n
-        self.starts = np.concatenate([[0], np.flatnonzero(self.group[1:] != self.group[:-1]) + 1, [n]]) \
-            if n else np.zeros(1, dtype=np.int64)
+        if n > 1:
+            later, earlier = ids.slice(1), ids.slice(0, n - 1)
+            same = pc.or_(pc.equal(later, earlier).fill_null(False),
+                                  pc.and_(later.is_null(), earlier.is_null()))
+            cuts = np.flatnonzero(~np.asarray(same.to_numpy(zero_copy_only=False), dtype=bool)) + 1
+        else:
+            cuts = np.zeros(0, dtype=np.int64)
+        self.starts = np.concatenate([[0], cuts, [n]]).astype(np.int64) if n else np.zeros(1, dtype=np.int64)
         G = self.G = len(self.starts) - 1
+        self.group_ids = ids.take(pa.array(self.starts[:-1])).cast(pa.string())
+        self.group_names: List[Optional[str]] = self.group_ids.to_pylist()
+        self.group_null = np.asarray(self.group_ids.is_null().to_numpy(zero_copy_only=False), dtype=bool)
         self.seg = np.repeat(np.arange(G, dtype=np.int64), np.diff(self.starts))
         self.is_prev, is_rack = self.kind == KIND_PREVIOUS, self.kind == KIND_RACKS
         is_sub = ~(self.is_prev | is_rack)
         self.sub = np.flatnonzero(is_sub)
         self.rack_rows = np.flatnonzero(is_rack & (self.topic >= 0))
         self.first_is_subscription = is_sub[self.starts[:-1]] if n else np.zeros(0, dtype=bool)
-        self.group_code = self.group[self.starts[:-1]]
 
     def _members(self) -> None:
         """Members: (group, member) keys in order of first appearance; null members share key 0
@@ -161,45 +182,44 @@ class WireBatch:
         self.member_generation = self.generation[rows]          # MISSING: none (changed by _previous)
 
     def _check_rows(self) -> None:
-        """Row problems of subscription rows, as one mask per check (see :meth:`group_error`)."""
-        n, sub = self.n, self.sub
+        """Which groups have a bad subscription row (see :meth:`group_error`)."""
+        bad = np.logical_or.reduce([mask for _, mask in self._row_problems(self.sub)[0]])
+        self.bad_group = np.bincount(self.seg[self.sub[bad]], minlength=self.G) > 0
+
+    def _row_problems(self, rows: np.ndarray) -> Tuple[List[Tuple[str, np.ndarray]], List[Tuple[str, np.ndarray]]]:
+        """The problems of subscription ``rows``: one mask per check, in the order a row-by-row
+        scan checks a row, and per column whether a row disagrees with its member's first row."""
+        member = self.member[rows]
         empty = self.member_names.index("") if "" in self.member_names else -2
-        bad_member = np.zeros(n, dtype=bool)
-        bad_member[sub] = (self.member[sub] < 0) | (self.member[sub] == empty)
-        first = self.member_first_row[self.member_of[sub]]
-        self.differs = {}
-        disagree = np.zeros(n, dtype=bool)
-        for column, values in (("group_instance_id", self.instance), ("rack", self.rack),
-                               ("generation", self.generation)):
-            d = np.zeros(n, dtype=bool)
-            d[sub] = values[sub] != values[first]
-            self.differs[column] = d
-            disagree |= d
-        disagree &= ~bad_member
-        metadata = np.zeros(n, dtype=bool)
-        metadata[sub] = self.metadata_rows[sub] > 1
-        negative = np.zeros(n, dtype=bool)
-        negative[sub] = (self.num_partitions[sub] != MISSING) & (self.num_partitions[sub] < 0)
-        #: In the order a row-by-row scan checks a row.
-        self.row_checks = (("member", bad_member), ("disagree", disagree), ("metadata", metadata),
-                           ("negative", negative))
-        bad = bad_member | disagree | metadata | negative
-        self.bad_group = np.logical_or.reduceat(bad, self.starts[:-1]) if n else np.zeros(0, dtype=bool)
+        bad_member = (member < 0) | (member == empty)
+        first = self.member_first_row[self.member_of[rows]]
+        differs = [(column, values[rows] != values[first]) for column, values in
+                   (("group_instance_id", self.instance), ("rack", self.rack), ("generation", self.generation))]
+        disagree = np.logical_or.reduce([d for _, d in differs]) & ~bad_member
+        count = self.num_partitions[rows]
+        return ([("member", bad_member), ("disagree", disagree), ("metadata", self.metadata_rows[rows] > 1),
+                 ("negative", (count != MISSING) & (count < 0))], differs)
 
     def _topics(self) -> None:
         """The latest previous generation and its usable rows (``kept``); then topics:
-        subscription rows with a topic, then the kept rows, per group."""
+        subscription rows with a topic, then topics only the kept rows have, per group."""
         G, seg, sub = self.G, self.seg, self.sub
         prev = np.flatnonzero(self.is_prev & (self.generation != MISSING))
-        latest = np.full(G, MISSING, dtype=np.int64)
-        np.maximum.at(latest, seg[prev], self.generation[prev])
+        latest = _segment_max(self.generation[prev], seg[prev], G, MISSING)
         self.latest = np.where(latest == MISSING, 0, latest)
         self.kept = np.flatnonzero(self.is_prev & (self.generation == self.latest[seg]) & (self.topic >= 0)
                                    & (self.partition != MISSING))
         self.pairs = sub[self.topic[sub] >= 0]
-        trows = np.concatenate([self.pairs, self.kept])
-        trows = trows[np.argsort(seg[trows], kind="stable")]
-        _, t_of_trow, first = _first_appearance(seg[trows] * (len(self.topic_names) + 1) + self.topic[trows])
+        width = len(self.topic_names) + 1
+        trows = self.pairs
+        keys, t_of_trow, first = _first_appearance(seg[trows] * width + self.topic[trows])
+        kept_topic = _lookup(keys, seg[self.kept] * width + self.topic[self.kept])
+        if (kept_topic < 0).any():                       # topics only the previous generation has
+            trows = np.concatenate([self.pairs, self.kept])
+            trows = trows[np.argsort(seg[trows], kind="stable")]
+            _, t_of_trow, first = _first_appearance(seg[trows] * width + self.topic[trows])
+        else:
+            trows, t_of_trow = np.concatenate([trows, self.kept]), np.concatenate([t_of_trow, kept_topic])
         topic_first_row = trows[first]
         self.topic_off = _segments(seg[topic_first_row], G)
         self.topic_code = self.topic[topic_first_row]
@@ -240,8 +260,7 @@ class WireBatch:
             np.maximum.at(last, target, hit)                      # several old ids: the last row's names it
             renamed_to = np.flatnonzero(last >= 0)
             self.previous_name[renamed_to] = owner[last[renamed_to]]
-        self.revoked = self.status_names.index("revoked") if "revoked" in self.status_names else -2
-        pending = (owner < 0) & (self.status[rows] == self.revoked)
+        pending = (owner < 0) & self.revoked[rows]
         left = (owner >= 0) & (member < 0)
         inherit = member >= 0
         inherit[inherit] = ~self.claimed_from_rows[member[inherit]]
@@ -259,10 +278,9 @@ class WireBatch:
         self.prior_topic, self.prior_partition, self.prior_owner = local_topic[left], partition[left], owner[left]
         self.pending_off = _segments(group[pending], G)
         self.pending_topic, self.pending_partition = local_topic[pending], partition[pending]
-        generation = self.latest.copy()
         given = self.member_generation != MISSING
-        np.maximum.at(generation, self.member_group[given], self.member_generation[given])
-        self.new_generation = generation + 1
+        self.new_generation = np.maximum(self.latest, _segment_max(
+            self.member_generation[given], self.member_group[given], G, MISSING)) + 1
 
     def _static_member(self, group: np.ndarray, instance: np.ndarray) -> np.ndarray:
         """The member of each ``group`` whose ``group_instance_id`` has code ``instance`` (the last
@@ -304,7 +322,7 @@ class WireBatch:
             prior_owner=self.prior_owner,
             pending_off=self.pending_off, pending_topic=self.pending_topic,
             pending_partition=self.pending_partition,
-            group_ids=self.name(self.group_code, self.group_names),
+            group_ids=self.group_names,
         )
 
     # ------------------------------------------------------------------ rows the engine never sees
@@ -313,7 +331,7 @@ class WireBatch:
         """Which groups have rows the engine cannot take (see :meth:`group_error`)."""
         if not group_column:
             return self.bad_group
-        return self.bad_group | ((self.group_code < 0) & self.first_is_subscription)
+        return self.bad_group | (self.group_null & self.first_is_subscription)
 
     def group_error(self, s: int, group_column: bool) -> InvalidInputError:
         """The error of group ``s`` (one of :meth:`row_errors`): a null ``group_id``, else what a
@@ -323,13 +341,14 @@ class WireBatch:
         if group_column and group is None and self.first_is_subscription[s]:
             return InvalidInputError("null group_id", column="group_id",
                                      rows=[self.row(i) for i in range(start, min(stop, start + 5))])
-        at = min((int(np.flatnonzero(mask[start:stop])[0]), k) for k, (_, mask) in enumerate(self.row_checks)
-                 if mask[start:stop].any())
-        i, check = start + at[0], self.row_checks[at[1]][0]
+        rows = self.sub[(self.sub >= start) & (self.sub < stop)]
+        checks, differs = self._row_problems(rows)
+        at = min((int(np.flatnonzero(mask)[0]), k) for k, (_, mask) in enumerate(checks) if mask.any())
+        i, check = int(rows[at[0]]), checks[at[1]][0]
         if check == "member":
             return InvalidInputError("null or empty member_id", column="member_id", rows=[self.row(i)], group=group)
         if check == "disagree":
-            column = next(c for c, d in self.differs.items() if d[i])
+            column = next(c for c, d in differs if d[at[0]])
             first = start + int(np.flatnonzero(self.member[start:i + 1] == self.member[i])[0])
             return InvalidInputError(f"a member's rows disagree on {column}", column=column,
                                      rows=[self.row(first), self.row(i)], group=group)
@@ -346,8 +365,7 @@ class WireBatch:
         return [names[c] if c >= 0 else None for c in codes.tolist()]
 
     def group_name(self, row: int) -> Optional[str]:
-        code = self.group[row]
-        return self.group_names[code] if code >= 0 else None
+        return self.group_names[self.seg[row]]
 
     def topic_name(self, i: int) -> Optional[str]:
         t = self.topic[i]

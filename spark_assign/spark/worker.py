@@ -25,6 +25,7 @@ from typing import Iterator, List, Optional
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..core import STATUS_NAMES, BatchResult, assign_batch, assign_group
 from ..errors import InvalidInputError
@@ -95,7 +96,7 @@ def _last_group_start(batch: pa.RecordBatch) -> int:
     """The first row of the batch's last group (the rows are sorted by ``group_id``)."""
     groups = batch.column("group_id")
     last = groups[batch.num_rows - 1]
-    differs = groups.is_valid() if not last.is_valid else pa.compute.not_equal(groups, last).fill_null(True)
+    differs = groups.is_valid() if not last.is_valid else pc.not_equal(groups, last).fill_null(True)
     other = np.flatnonzero(np.asarray(differs.to_numpy(zero_copy_only=False), dtype=bool))
     return int(other[-1]) + 1 if len(other) else 0
 
@@ -120,8 +121,7 @@ def assign_chunk(c: WireBatch, strategy: str, group_column: bool = True,
             try:
                 assign_group(batch.group_input(s), strategy)
             except InvalidInputError as e:
-                raise e.in_group(c.group_names[c.group_code[s]] if c.group_code[s] >= 0 else None) \
-                    .for_driver() from None
+                raise e.in_group(c.group_names[s]).for_driver() from None
         raise c.group_error(first, group_column).for_driver()
     try:
         result = assign_batch(batch, strategy)
@@ -141,7 +141,7 @@ def output_batch(c: WireBatch, result: BatchResult, with_instance: bool = False)
     prev = result.previous_member
     previous = np.where(prev >= 0, c.previous_name[np.maximum(prev, 0)], result.previous_departed)
     columns = [
-        _strings(np.repeat(c.group_code, per_group), c.group_dictionary),
+        _strings(np.repeat(np.arange(c.G), per_group), c.group_ids),
         pa.array(np.repeat(c.new_generation, per_group).astype(np.int32), type=pa.int32()),
         _strings(member, c.member_dictionary),
         _strings(c.topic_code[result.topic], c.topic_dictionary),
