@@ -76,17 +76,8 @@ class AssignmentTable(GenerationTable):
         step.summary     # {'groups_recomputed': ..., 'groups_unchanged': ..., ...}
         table.latest().show()
 
-    Parameters
-    ----------
-    spark:
-        The session (classic or Spark Connect).
-    location:
-        A directory path or URI, or a catalog table name. A relative path is resolved against
-        this process's working directory, the same for both engines
-        (:func:`~spark_assign.spark.delta.resolve_location`).
-    engine:
-        ``"embedded"`` (delta-rs; the default without delta-spark),
-        ``"delta-spark"`` (the default when the session has Delta Lake), or None.
+    Parameters: ``spark``, ``location`` (a folder, URI or catalog name) and ``engine``, as
+    for every state table (:class:`~spark_assign.state.generations.GenerationTable`).
     """
 
     kind = ASSIGNMENTS
