@@ -20,7 +20,7 @@ from spark_assign.report.replicas import (broker_load, generation_figures, lates
                                           rebalance_figures)
 
 from .chromium import browser, find_chromium  # noqa: F401 (browser: a fixture)
-from .test_report import by_id, pixel_shares, table_rows
+from .test_report import by_id, chart_boxes, pixel_shares, table_rows
 
 RACK = {1: "a", 2: "b", 3: "c", 4: "a", 7: None}
 #: (cluster, generation, commit_version, partition -> [(broker, previous broker, status), ...])
@@ -114,16 +114,11 @@ needs_chromium = pytest.mark.skipif(find_chromium() is None, reason="no Chromium
 def test_replica_report_renders_in_headless_chromium(browser, tmp_path):
     path = tmp_path / "replicas.html"
     render_replica_html(rows(), path=path, commits=COMMITS)
-    browser.open(path.as_uri(), width=1280, height=900)
-    assert browser.evaluate("document.body.getAttribute('data-ready')") == "1"
-    assert browser.evaluate("document.body.getAttribute('data-js-error')") is None
-    charts = browser.evaluate("Array.from(document.querySelectorAll('svg.chart')).map(e => {"
-                              "const r = e.getBoundingClientRect(); return [e.id, r.x, r.y + scrollY, r.width, r.height];"
-                              "})")
+    charts = chart_boxes(browser, path)
     assert sorted(c[0] for c in charts) == ["brokers-chart-0", "brokers-chart-1", "replica-bound-chart",
                                             "replica-moves-chart"]
-    for chart_id, x, y, width, height in charts:
-        assert width > 300 and height > 20, chart_id
+    for chart_id, x, y, width, height, n_marks in charts:
+        assert width > 300 and height > 20 and n_marks > 0, chart_id
         png = browser.screenshot(clip={"x": x, "y": y, "width": width, "height": height}, scale=0.5)
         assert pixel_shares(png, {"blue": "#0072B2"})["blue"] > 0.001, chart_id      # bars and lines drawn
     broker_column = "Array.from(document.querySelectorAll('#brokers-table tbody tr')).map(r => r.cells[3].textContent)"
