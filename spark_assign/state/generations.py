@@ -30,7 +30,6 @@ from __future__ import annotations
 import os
 import time
 import uuid
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Union, cast
 
@@ -38,7 +37,7 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from ..errors import CommitConflict, ConcurrentRebalanceError, EmptyInputWarning, InvalidInputError, MissingTopicWarning
+from ..errors import CommitConflict, ConcurrentRebalanceError, InvalidInputError
 from ..progress import Stages
 from ..spark.delta import is_path, resolve_location
 from ..spark.session import has_delta_spark
@@ -46,10 +45,10 @@ from .backend import ENGINES, Snapshot, Staged, StateBackend
 from .embedded import EmbeddedBackend
 from .heads import changed_heads, heads_and_name_at, heads_at, heads_name_at, remove_heads, sweep_heads, write_heads
 from .layout import APP_ID, ASSIGNMENTS, FORMAT_VERSION, PARTITION_COLUMN, TableKind, check_new_table_folder, heads_name
-from .plan import Outcome, Plan
+from .plan import Outcome, Plan, warn_about_input
 
-__all__ = ["GenerationTable", "Rebalance", "TableState", "Computed", "fault", "data_errors", "warn_about_input",
-           "FAULT_POINTS", "REBALANCE_STAGES", "ROWS_PER_FILE"]
+__all__ = ["GenerationTable", "Rebalance", "TableState", "Computed", "fault", "data_errors", "FAULT_POINTS",
+           "REBALANCE_STAGES", "ROWS_PER_FILE"]
 
 #: Rows per data file a rebalance aims at (a few MB of Parquet).
 ROWS_PER_FILE = 1_000_000
@@ -470,24 +469,6 @@ class GenerationTable:
         snap = self._backend.snapshot(version)
         self._backend.check(snap)
         return snap
-
-
-def warn_about_input(todo: Plan, location: str, source: str = "subscriptions") -> int:
-    """Warn about likely mistakes that Kafka allows (see :mod:`spark_assign.errors`); the number
-    of warnings given: an :class:`~spark_assign.errors.EmptyInputWarning` for an input (``source``)
-    without rows, a :class:`~spark_assign.errors.MissingTopicWarning` for groups subscribing to
-    topics the metadata lacks or gives 0 partitions."""
-    if todo.groups == 0:
-        warnings.warn(EmptyInputWarning(f"the {source} have no rows: nothing to assign, {location} "
-                                        "is left as it was"), stacklevel=5)
-        return 1
-    if not todo.missing_groups:
-        return 0
-    shown = ", ".join(map(repr, todo.missing_topics)) + (" ..." if len(todo.missing_topics) == 5 else "")
-    warnings.warn(MissingTopicWarning(
-        f"{todo.missing_groups} of {todo.groups} groups subscribe to topics missing from the metadata or with "
-        f"0 partitions, which get no partitions: {shown}"), stacklevel=5)
-    return 1
 
 
 class data_errors:

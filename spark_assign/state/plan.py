@@ -22,6 +22,7 @@ in Spark jobs:
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -30,14 +31,14 @@ import pyarrow.compute as pc
 from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
-from ..errors import InvalidInputError
+from ..errors import EmptyInputWarning, InvalidInputError, MissingTopicWarning
 from ..schema import STATUSES
 from ..spark.inputs import local_frame
 from ..spark.wire import with_topic_metadata
 from .layout import ASSIGNMENTS, PARTITION_COLUMN, TableKind
 
 __all__ = ["ChangedGroup", "Plan", "Outcome", "plan", "changed_units", "outcome_of", "only_groups", "only_heads",
-           "with_fingerprints", "with_unit_values", "in_groups", "ids_frame", "sql_string", "LITERAL_GROUPS", "FIELD_SEP", "NULL_MARK"]
+           "with_fingerprints", "with_unit_values", "in_groups", "warn_about_input", "ids_frame", "sql_string", "LITERAL_GROUPS", "FIELD_SEP", "NULL_MARK"]
 
 
 #: Up to this many groups, selecting them is an ``IN`` list in the query plan, which Spark
@@ -302,3 +303,21 @@ def outcome_of(rows: DataFrame, kind: TableKind = ASSIGNMENTS) -> Outcome:
     for r in per_unit:
         out.add({r[kind.key]: (r["generation"], r["pending"])}, {s: r[s] or 0 for s in kind.statuses})
     return out
+
+
+def warn_about_input(todo: Plan, location: str, source: str = "subscriptions") -> int:
+    """Warn about likely mistakes that Kafka allows (see :mod:`spark_assign.errors`); the number
+    of warnings given: an :class:`~spark_assign.errors.EmptyInputWarning` for an input (``source``)
+    without rows, a :class:`~spark_assign.errors.MissingTopicWarning` for groups subscribing to
+    topics the metadata lacks or gives 0 partitions."""
+    if todo.groups == 0:
+        warnings.warn(EmptyInputWarning(f"the {source} have no rows: nothing to assign, {location} "
+                                        "is left as it was"), stacklevel=5)
+        return 1
+    if not todo.missing_groups:
+        return 0
+    shown = ", ".join(map(repr, todo.missing_topics)) + (" ..." if len(todo.missing_topics) == 5 else "")
+    warnings.warn(MissingTopicWarning(
+        f"{todo.missing_groups} of {todo.groups} groups subscribe to topics missing from the metadata or with "
+        f"0 partitions, which get no partitions: {shown}"), stacklevel=5)
+    return 1

@@ -38,12 +38,11 @@ from ..core.replicas import get_replica_method
 from ..errors import InvalidInputError
 from ..progress import Stages
 from .backend import Snapshot
-from .generations import (REBALANCE_STAGES, Computed, GenerationTable, Rebalance, check_loop_arguments, data_errors,
-                          warn_about_input)
+from .generations import REBALANCE_STAGES, Computed, GenerationTable, Rebalance, check_loop_arguments, data_errors
 from .heads import heads_at
 from .layout import PARTITION_COLUMN, REPLICAS
-from .plan import FIELD_SEP, NULL_MARK, Outcome, Plan, changed_units, only_groups, only_heads, with_fingerprints, \
-    with_unit_values
+from .plan import (FIELD_SEP, NULL_MARK, Outcome, Plan, changed_units, only_groups, only_heads, warn_about_input,
+                   with_fingerprints, with_unit_values)
 from .replica_generation import PREVIOUS_COLUMNS, PlacementSettings, figures, placement
 
 __all__ = ["ReplicaTable", "replica_lists", "changed_partitions", "LOCAL_ROWS"]
