@@ -34,7 +34,9 @@ import pyarrow as pa
 
 from ..errors import CommitConflict, StateTableError
 from ..spark.delta import is_path
+from ..spark.failures import describe
 from .backend import Snapshot, Staged, commit_entry
+from .damage import damaged_log, log_error
 from .layout import ASSIGNMENTS, FORMAT_VERSION, PARTITION_COLUMN, TableKind, arrow_schema, in_files, local_path
 from .plan import Outcome, outcome_of
 
@@ -124,11 +126,27 @@ class DeltaSparkBackend:
         return _Latest(int(row[0]), row[1])
 
     def snapshot(self, version: Optional[int] = None) -> Snapshot:
-        latest = self._latest()
+        try:
+            latest = self._latest()
+        except Exception as e:  # noqa: BLE001 - kept unless the log is damaged (told by its files or Delta's condition)
+            raise self._damaged(e) from None
         if version is not None and not 0 <= version <= latest.version:
             raise StateTableError(f"cannot read the state table {self.location} at version {version}: "
                                   f"its versions are 0 to {latest.version}")
         return Snapshot(latest.version if version is None else version, latest)
+
+    def _damaged(self, error: Exception) -> Exception:
+        """The :class:`StateTableError` for a log Delta could not read: when the log's files show
+        the damage (a local table), or Delta names it with one of its conditions (``DELTA_*``);
+        else ``error`` itself."""
+        condition = describe(error).condition
+        try:
+            root = self.root
+        except Exception:  # noqa: BLE001 - a catalog table whose location cannot be read
+            return error
+        if damaged_log(root) is not None or (condition or "").startswith("DELTA_"):
+            return log_error(root, error, "delta-spark", condition=condition)
+        return error
 
     def check(self, snap: Snapshot) -> None:
         actual = {f.name: f.dataType.simpleString() for f in self._load(snap.version).schema.fields}

@@ -35,6 +35,7 @@ import pyarrow.parquet as pq
 
 from ..errors import CommitConflict, InvalidInputError, StateTableError
 from .backend import Snapshot, Staged, commit_entry
+from .damage import log_error
 from .layout import ASSIGNMENTS, FORMAT_VERSION, PARTITION_COLUMN, TableKind, arrow_schema, in_files, local_path
 from .plan import Outcome
 
@@ -178,8 +179,7 @@ class EmbeddedBackend:
             if version is not None:
                 dt.load_as_version(version)
         except DeltaError as e:
-            raise StateTableError(f"cannot read the state table at {self.root}"
-                                  + (f" at version {version}" if version is not None else "") + f": {e}") from e
+            raise log_error(self.root, e, "delta-rs", version) from None     # one plain sentence, no Rust dump
         return Snapshot(dt.version(), dt)
 
     def check(self, snap: Snapshot) -> None:

@@ -39,9 +39,11 @@ from pyspark.sql import functions as F
 
 from ..errors import CommitConflict, ConcurrentRebalanceError, InvalidInputError
 from ..progress import Stages
+from ..spark import failures
 from ..spark.delta import is_path, resolve_location
 from ..spark.session import has_delta_spark
 from .backend import ENGINES, Snapshot, Staged, StateBackend
+from .damage import watch
 from .embedded import EmbeddedBackend
 from .heads import changed_heads, heads_and_name_at, heads_at, heads_name_at, remove_heads, sweep_heads, write_heads
 from .layout import APP_ID, ASSIGNMENTS, FORMAT_VERSION, PARTITION_COLUMN, TableKind, check_new_table_folder, heads_name
@@ -135,6 +137,7 @@ class GenerationTable:
         if engine is not None and engine not in ENGINES:
             raise InvalidInputError(f"engine must be one of {', '.join(map(repr, ENGINES))} or None, got {engine!r}",
                                     column="engine")
+        failures.install()                      # Spark's failures on this table's files: StateTableError
         self.spark = spark
         self.location = resolve_location(location)
         self._backend: StateBackend
@@ -283,6 +286,7 @@ class GenerationTable:
             if is_path(self.location):
                 check_new_table_folder(self.location)      # nothing written among another tool's files
             return None
+        watch(self._backend)
         snap = self._backend.snapshot()
         self._backend.check(snap)
         return snap
@@ -466,6 +470,7 @@ class GenerationTable:
     def _snapshot(self, version: Optional[int] = None) -> Snapshot:
         if not self._backend.exists():
             raise InvalidInputError(f"no state table at {self.location}; run rebalance first", column="location")
+        watch(self._backend)                    # a damaged file met by a read's action: StateTableError
         snap = self._backend.snapshot(version)
         self._backend.check(snap)
         return snap

@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
-from ..errors import EmptyInputWarning, InvalidInputError, MissingTopicWarning
+from ..errors import EmptyInputWarning, InvalidInputError, MissingTopicWarning, NegativeGenerationWarning
 from ..schema import STATUSES
 from ..spark.inputs import local_frame
 from ..spark.wire import with_topic_metadata
@@ -73,6 +73,8 @@ class Plan:
     changed: Dict[str, ChangedGroup]
     missing_groups: int = 0
     missing_topics: List[str] = field(default_factory=list)
+    #: Groups with claims whose generation is negative but not -1 (they count as carrying none).
+    negative_generation_groups: int = 0
 
     @property
     def everything(self) -> bool:
@@ -161,11 +163,13 @@ def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy
                   if "owned_partitions" in present else "''")
     fields += ["coalesce(cast(_num_partitions AS string), '?')", "cast(_metadata_rows AS string)",
                "coalesce(_racks, '')"]
+    odd_generation = "CASE WHEN generation < -1 THEN 1 END" if "generation" in present else "CAST(NULL AS int)"
     rows = with_topic_metadata(subscriptions, topics, topic_counts, racks=True).selectExpr(
         "group_id", f"concat_ws('{FIELD_SEP}', {', '.join(fields)}) AS _text",
         "greatest(coalesce(_num_partitions, 0), 0) AS _n",
         # missing: no count, or 0 (a negative count is an input error, raised by the compute stage)
-        "CASE WHEN topic IS NOT NULL AND coalesce(_num_partitions, 0) = 0 THEN topic END AS _missing")
+        "CASE WHEN topic IS NOT NULL AND coalesce(_num_partitions, 0) = 0 THEN topic END AS _missing",
+        f"{odd_generation} AS _odd_generation")
     also = f"coalesce(_pending, false) OR _strategy != {sql_string(strategy)}"
     return changed_units(rows, heads, strategy, force, also)
 
@@ -177,8 +181,9 @@ def changed_units(rows: DataFrame, heads: DataFrame, salt: str, force: bool, als
     or all when ``force``.
 
     ``rows``: one row per input row of a unit: ``key``, ``_text`` (the row's fields as text),
-    ``_n`` (rows it adds to the unit's next generation, an upper bound is fine) and
-    ``_missing`` (a topic name the metadata lacks, else null).
+    ``_n`` (rows it adds to the unit's next generation, an upper bound is fine),
+    ``_missing`` (a topic name the metadata lacks, else null) and ``_odd_generation`` (1 for a
+    claim of a negative generation other than -1, else null; always null for replica rows).
 
     One query, two Spark jobs (a shuffle by unit, then the collect): each
     row is hashed where it is read, the hashes are summed per unit with the
@@ -194,10 +199,11 @@ def changed_units(rows: DataFrame, heads: DataFrame, salt: str, force: bool, als
     removed or repeated row changes it (up to a 2^-128 chance).
     """
     inputs = rows.selectExpr(
-        key, "_n", "_missing",
+        key, "_n", "_missing", "_odd_generation",
         *[f"{half.format(f'xxhash64({seed}, _text)')} AS {lane}" for (seed, half), lane in zip(_HALVES, _LANES)],
         *[f"CAST(NULL AS {t}) AS {n}" for n, t in _HEAD])
     held = heads.selectExpr(key, "CAST(NULL AS int) AS _n", "CAST(NULL AS string) AS _missing",
+                            "CAST(NULL AS int) AS _odd_generation",
                             *[f"CAST(NULL AS bigint) AS {lane}" for lane in _LANES],
                             *[f"`{c}` AS {n}" for (n, _), c in zip(_HEAD, _HEAD_SOURCES)])
     sums = ", ".join([f"sum({lane})" for lane in _LANES] + [f"count({_LANES[0]})"])
@@ -205,12 +211,13 @@ def changed_units(rows: DataFrame, heads: DataFrame, salt: str, force: bool, als
         f"count({_LANES[0]}) AS _rows",
         f"sha2(concat_ws(':', {sql_string(salt)}, {sums}), 256) AS input_fingerprint",
         "coalesce(sum(_n), 0) AS partitions",
-        "max(_missing) AS _missing",
+        "max(_missing) AS _missing", "max(_odd_generation) AS _odd_generation",
         *[f"max({n}) AS {n}" for n, _ in _HEAD]]])
     observed = Observation("spark_assign_plan")
     groups = groups.where("_rows > 0").observe(
         observed, F.expr("count(1) AS groups"), F.expr("count(_missing) AS missing_groups"),
-        F.expr("slice(array_sort(collect_set(_missing)), 1, 5) AS missing_topics"))
+        F.expr("slice(array_sort(collect_set(_missing)), 1, 5) AS missing_topics"),
+        F.expr("count(_odd_generation) AS negative_generation_groups"))
     changed = f"{str(bool(force)).lower()} OR _fp IS NULL OR _fp != input_fingerprint OR {also_changed}"
     found = groups.where(f"coalesce({changed}, true)").select(
         key, "input_fingerprint", "partitions", "_generation", "_commit", "_fp", "_empty").collect()
@@ -220,7 +227,8 @@ def changed_units(rows: DataFrame, heads: DataFrame, salt: str, force: bool, als
             raise InvalidInputError(f"null {key}", column=key)
         out[e[0]] = ChangedGroup(e[1], int(e[2] or 0), e[3], e[4], e[5], bool(e[6]))
     metrics = observed.get
-    return Plan(int(metrics["groups"]), out, int(metrics["missing_groups"]), list(metrics["missing_topics"] or []))
+    return Plan(int(metrics["groups"]), out, int(metrics["missing_groups"]), list(metrics["missing_topics"] or []),
+                int(metrics["negative_generation_groups"]))
 
 
 #: What the plan takes from a group's head: (name in the plan, type), and the heads column.
@@ -309,15 +317,23 @@ def warn_about_input(todo: Plan, location: str, source: str = "subscriptions") -
     """Warn about likely mistakes that Kafka allows (see :mod:`spark_assign.errors`); the number
     of warnings given: an :class:`~spark_assign.errors.EmptyInputWarning` for an input (``source``)
     without rows, a :class:`~spark_assign.errors.MissingTopicWarning` for groups subscribing to
-    topics the metadata lacks or gives 0 partitions."""
+    topics the metadata lacks or gives 0 partitions, a
+    :class:`~spark_assign.errors.NegativeGenerationWarning` for groups with claims of a negative
+    generation other than -1."""
     if todo.groups == 0:
         warnings.warn(EmptyInputWarning(f"the {source} have no rows: nothing to assign, {location} "
                                         "is left as it was"), stacklevel=5)
         return 1
-    if not todo.missing_groups:
-        return 0
-    shown = ", ".join(map(repr, todo.missing_topics)) + (" ..." if len(todo.missing_topics) == 5 else "")
-    warnings.warn(MissingTopicWarning(
-        f"{todo.missing_groups} of {todo.groups} groups subscribe to topics missing from the metadata or with "
-        f"0 partitions, which get no partitions: {shown}"), stacklevel=5)
-    return 1
+    given = 0
+    if todo.missing_groups:
+        shown = ", ".join(map(repr, todo.missing_topics)) + (" ..." if len(todo.missing_topics) == 5 else "")
+        warnings.warn(MissingTopicWarning(
+            f"{todo.missing_groups} of {todo.groups} groups subscribe to topics missing from the metadata or "
+            f"with 0 partitions, which get no partitions: {shown}"), stacklevel=5)
+        given += 1
+    if todo.negative_generation_groups:
+        warnings.warn(NegativeGenerationWarning(
+            f"{todo.negative_generation_groups} of {todo.groups} groups have claims with a negative generation "
+            "other than -1, which count as carrying no generation, as in Kafka"), stacklevel=5)
+        given += 1
+    return given

@@ -177,10 +177,10 @@ class ReplicaTable(GenerationTable):
         topic_rows = request.topics.selectExpr(
             KEY, f"concat_ws('{FIELD_SEP}', 'topic', {', '.join(topic_text)}) AS _text",
             f"greatest(coalesce(CAST(num_partitions AS bigint), 0), 0) * greatest(coalesce({rf}, 1), 1) AS _n",
-            "CAST(NULL AS string) AS _missing")
+            "CAST(NULL AS string) AS _missing", "CAST(NULL AS int) AS _odd_generation")
         broker_rows = request.brokers.selectExpr(
             KEY, f"concat_ws('{FIELD_SEP}', 'broker', {', '.join(broker_text)}) AS _text", "CAST(0 AS bigint) AS _n",
-            "CAST(NULL AS string) AS _missing")
+            "CAST(NULL AS string) AS _missing", "CAST(NULL AS int) AS _odd_generation")
         return changed_units(topic_rows.unionByName(broker_rows), heads, request.settings.salt(), request.force,
                              key=KEY)
 
