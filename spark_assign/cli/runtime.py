@@ -27,7 +27,7 @@ from ..progress import progress
 from ..spark.delta import is_path  # the one path-or-name rule, shared with AssignmentTable
 from .tables import format_seconds
 
-__all__ = ["CliError", "Progress", "SparkRuntime", "is_path", "is_delta_table", "require_table"]
+__all__ = ["CliError", "Progress", "SparkRuntime", "is_path", "is_delta_table", "require_table", "writable_table"]
 
 
 class CliError(SparkAssignError, ValueError):
@@ -76,6 +76,25 @@ def require_table(location: str) -> str:
         raise CliError(f"no such table: {location} does not exist")
     if not is_delta_table(path):
         raise CliError(f"{location} is not a Delta table (it has no _delta_log)")
+    return path
+
+
+def writable_table(location: str, option: str = "--table") -> str:
+    """Check, before Spark starts, that a path ``--table`` may be written: absent, an empty
+    folder, or a Delta table (never a file, nor a folder of other files); the location to open
+    (a path made absolute, a catalog name as it is).
+
+    Example::
+
+        writable_table("./state")      # "/home/me/state"
+    """
+    if not is_path(location):
+        return location
+    path = os.path.abspath(os.path.expanduser(location))
+    if os.path.isfile(path):
+        raise CliError(f"{option}: {location} is a file, not a folder")
+    if os.path.isdir(path) and not is_delta_table(path) and any(os.scandir(path)):
+        raise CliError(f"{option}: {location} is a folder that is not a Delta table; refusing to write into it")
     return path
 
 

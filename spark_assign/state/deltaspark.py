@@ -37,7 +37,7 @@ from ..spark.delta import is_path
 from ..spark.failures import describe
 from .backend import Snapshot, Staged, commit_entry
 from .damage import damaged_log, log_error
-from .layout import FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, in_files, local_path, spark_ddl
+from .layout import ASSIGNMENTS, FORMAT_VERSION, PARTITION_COLUMN, TableKind, arrow_schema, in_files, local_path
 from .plan import Outcome, outcome_of
 
 __all__ = ["DeltaSparkBackend", "RECENT_COMMITS"]
@@ -77,12 +77,13 @@ class _Latest(NamedTuple):
 
 
 class DeltaSparkBackend:
-    """A state table read and written through delta-spark."""
+    """A state table of ``kind`` read and written through delta-spark."""
 
     engine = "delta-spark"
 
-    def __init__(self, spark, location: str) -> None:
+    def __init__(self, spark, location: str, kind: TableKind = ASSIGNMENTS) -> None:
         self.spark = spark
+        self.kind = kind
         self.location = location
         self.by_path = is_path(location)
         self.conflicts = _conflicts()
@@ -114,7 +115,7 @@ class DeltaSparkBackend:
 
         builder = DeltaTable.createIfNotExists(self.spark)
         builder = builder.location(self.location) if self.by_path else builder.tableName(self.location)
-        (builder.addColumns(from_arrow_schema(arrow_schema()))
+        (builder.addColumns(from_arrow_schema(self.kind.arrow()))
                 .partitionedBy(PARTITION_COLUMN)
                 .comment(description)
                 .property("spark_assign.format", FORMAT_VERSION)
@@ -149,11 +150,11 @@ class DeltaSparkBackend:
 
     def check(self, snap: Snapshot) -> None:
         actual = {f.name: f.dataType.simpleString() for f in self._load(snap.version).schema.fields}
-        expected = {n: t for n, t in TABLE_COLUMNS}
+        expected = dict(self.kind.columns)
         bad = sorted(n for n, t in expected.items() if actual.get(n) != t)
         if bad:
-            raise StateTableError(f"{self.location} is not a spark-assign state table: columns {bad} are "
-                                  f"missing or mistyped; expected {spark_ddl()}")
+            raise StateTableError(f"{self.location} is not a spark-assign state table of {self.kind.name}: "
+                                  f"columns {bad} are missing or mistyped; expected {self.kind.ddl()}")
 
     def _load(self, version: int):
         reader = self.spark.read.format("delta").option("versionAsOf", version)
@@ -161,23 +162,23 @@ class DeltaSparkBackend:
 
     # ------------------------------------------------------------------ reads
 
-    def read(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None, group_id: Optional[str] = None):
+    def read(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None, key: Optional[str] = None):
         from pyspark.sql import functions as F
 
-        rows = self._load(snap.version).select(*[n for n, _ in TABLE_COLUMNS])
+        rows = self._load(snap.version).select(*self.kind.names)
         if commit_versions is not None:
             rows = rows.where(F.col(PARTITION_COLUMN).isin([int(v) for v in commit_versions]))
-        if group_id is not None:
-            rows = rows.where(F.col("group_id") == group_id)
+        if key is not None:
+            rows = rows.where(F.col(self.kind.key) == key)
         return rows
 
-    def read_arrow(self, snap: Snapshot, commit_versions: Sequence[int], group_ids: Sequence[str],
+    def read_arrow(self, snap: Snapshot, commit_versions: Sequence[int], keys: Sequence[str],
                    columns: Sequence[str]) -> pa.Table:
-        """The groups' rows in the ``commit_version`` partitions, collected as Arrow (one scan)."""
+        """The units' rows in the ``commit_version`` partitions, collected as Arrow (one scan)."""
         from pyspark.sql import functions as F
 
-        rows = self.read(snap, commit_versions).where(F.col("group_id").isin(list(group_ids)))
-        types = dict(TABLE_COLUMNS)
+        rows = self.read(snap, commit_versions).where(F.col(self.kind.key).isin(list(keys)))
+        types = dict(self.kind.columns)
         return rows.select(*columns).toArrow().cast(arrow_schema([(c, types[c]) for c in columns]))
 
     # ------------------------------------------------------------------ writes
@@ -185,14 +186,14 @@ class DeltaSparkBackend:
     def stage(self, rows, version: int, num_files: int) -> Staged:
         """Nothing to write ahead: delta-spark writes and commits in one step. Stages the
         DataFrame to write and its :class:`~.plan.Outcome` (one job over the computed rows)."""
-        return Staged(version, in_files(rows, num_files), outcome_of(rows))
+        return Staged(version, in_files(rows, num_files, self.kind), outcome_of(rows, self.kind))
 
     def stage_arrow(self, rows: pa.Table, version: int) -> Staged:
         """Like :meth:`stage`, for rows computed on the driver (an Arrow table): one file, and the
         outcome counted on the driver."""
-        outcome = Outcome()
-        outcome.add_arrow(rows)
-        return Staged(version, in_files(self.spark.createDataFrame(rows, schema=spark_ddl()), 1), outcome)
+        outcome = Outcome.of(self.kind)
+        outcome.add_arrow(rows, self.kind)
+        return Staged(version, in_files(self.spark.createDataFrame(rows, schema=self.kind.ddl()), 1, self.kind), outcome)
 
     def commit(self, snap: Snapshot, staged: Staged, app_id: str, metadata: Dict[str, object]) -> None:
         """Append the staged rows as version ``snap + 1`` with a transaction ``(app_id, version)``."""
@@ -229,7 +230,7 @@ class DeltaSparkBackend:
 
     def delete_before(self, snap: Snapshot, cutoffs, metadata: Dict[str, object]) -> Optional[int]:
         """``MERGE ... WHEN MATCHED THEN DELETE`` of rows with ``generation <= cutoff`` of their
-        group (the cutoffs, one small row per group, collected first)."""
+        unit (the cutoffs, one small row per unit, collected first)."""
         source = cutoffs.toArrow()
         if source.num_rows == 0:
             return None
@@ -237,7 +238,8 @@ class DeltaSparkBackend:
         child = self._child_session(json.dumps({**metadata, "attempt": attempt}))
         try:
             (self._delta(child).alias("t")
-                 .merge(child.createDataFrame(source).alias("s"), "t.group_id = s.group_id AND t.generation <= s.cutoff")
+                 .merge(child.createDataFrame(source).alias("s"),
+                        f"t.{self.kind.key} = s.{self.kind.key} AND t.generation <= s.cutoff")
                  .whenMatchedDelete().execute())
         except self.conflicts as e:
             raise CommitConflict(f"prune: {type(e).__name__}") from e
