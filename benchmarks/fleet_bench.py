@@ -28,7 +28,8 @@ changed: a member left), with each step's time and the peak resident memory
 of the driver's Python process and of its JVM (in ``local`` mode the JVM
 also runs the executors: it holds the shuffle), each peak reset before its
 step (``/proc/<pid>/clear_refs``). Writes benchmarks/results/fleet.json
-(``--million`` merges its rows into it).
+(``--million`` merges its rows into it). ``--million-steps assign`` runs only
+the ``assign_partitions`` step (the state table's steps take longest).
 """
 
 from __future__ import annotations
@@ -183,18 +184,25 @@ def fleet_rows(spark, groups: int, members: int, topics: int, partitions: int, r
             fresh = subs.assign_partitions(strategy, topics=meta)
             rows.append({"case": "fresh", "strategy": strategy, "topics": given, "size": size,
                          **paired(lambda: fresh, lambda: echo_pass(subs, meta), repeat)})
+            _progress(rows[-1])
             previous = fresh.cache()
             previous.count()
             again = leaving.assign_partitions(strategy, topics=meta, previous=previous)
             rows.append({"case": "rebalance", "strategy": strategy, "topics": given, "size": size,
                          **paired(lambda: again, lambda: echo_pass(leaving, meta, previous), repeat),
                          "note": "one member left each group; previous = the fresh result"})
+            _progress(rows[-1])
             previous.unpersist()
     subs.unpersist()
     topic_df.unpersist()
     for r in rows:
         r["rows_per_second"] = groups * topics * partitions / r["seconds"]
     return rows
+
+
+def _progress(row: dict) -> None:
+    """One finished case on stderr (a full run takes long on a loaded machine)."""
+    print({k: (round(v, 3) if isinstance(v, float) else v) for k, v in row.items()}, file=sys.stderr, flush=True)
 
 
 def cold_row(groups: int) -> dict:
@@ -240,7 +248,7 @@ def _reset_peak(pid: int) -> None:
     Path(f"/proc/{pid}/clear_refs").write_text("5")
 
 
-def million_rows(groups: int = 1_000_000) -> List[dict]:
+def million_rows(groups: int = 1_000_000, table_steps: bool = True) -> List[dict]:
     from spark_assign import AssignmentTable
 
     spark = session(memory="8g")
@@ -263,6 +271,9 @@ def million_rows(groups: int = 1_000_000) -> List[dict]:
 
     step("assign_partitions", lambda: run(subs.assign_partitions("sticky", topics=topic_map)),
          "fresh, noop sink")
+    if not table_steps:
+        spark.stop()
+        return rows
     folder = tempfile.mkdtemp(prefix="fleet-bench-")
     try:
         table = AssignmentTable(spark, os.path.join(folder, "state"))
@@ -286,6 +297,8 @@ def main() -> None:
     parser.add_argument("--million", action="store_true", help="only the 1,000,000-group runs")
     parser.add_argument("--million-groups", type=int, default=1_000_000,
                         help="groups of the --million runs (fewer: a trial, written to fleet-quick.json)")
+    parser.add_argument("--million-steps", choices=["all", "assign"], default="all",
+                        help="the --million steps: all, or only assign_partitions")
     parser.add_argument("--repeat", type=int, default=None, help="runs per case, median (default 1 quick, 3 full)")
     parser.add_argument("--cold-child", choices=["assign", "echo"], help=argparse.SUPPRESS)
     parser.add_argument("--groups", type=int, default=100_000, help=argparse.SUPPRESS)
@@ -298,7 +311,7 @@ def main() -> None:
     out = RESULTS / ("fleet-quick.json" if trial else "fleet.json")
     if args.million:
         report = json.loads(out.read_text()) if out.exists() else {"machine": {}, "rows": []}
-        report["million"] = million_rows(args.million_groups)
+        report["million"] = million_rows(args.million_groups, table_steps=args.million_steps == "all")
         report["machine"]["load_average_million"] = [round(x, 2) for x in os.getloadavg()]
     else:
         repeat = args.repeat or (1 if args.quick else 3)
