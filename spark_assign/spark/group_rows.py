@@ -50,8 +50,9 @@ __all__ = ["WireBatch", "MISSING"]
 MISSING = np.iinfo(np.int64).min
 
 
-def _codes(array: pa.Array) -> Tuple[np.ndarray, List[Optional[str]], pa.Array]:
-    """A string column as (int64 codes, dictionary, the dictionary as Arrow); null rows get code -1."""
+def _codes(array: pa.Array) -> Tuple[np.ndarray, List[str], pa.Array]:
+    """A string column as (int64 codes, dictionary, the dictionary as Arrow); null rows get code -1
+    (a dictionary holds no null)."""
     if array.null_count == len(array):                 # e.g. no static members: nothing to hash
         return np.full(len(array), -1, dtype=np.int64), [], pa.array([], type=pa.string())
     encoded = array.dictionary_encode()

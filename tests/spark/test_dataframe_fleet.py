@@ -23,12 +23,8 @@ RACK_AWARE = {"range", "sticky", "cooperative-sticky"}
 
 
 @pytest.fixture
-def small_batches(spark):
-    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
-    before = spark.conf.get(key)
-    spark.conf.set(key, "37")
-    yield
-    spark.conf.set(key, before)
+def small_batches(arrow_batch_rows):
+    arrow_batch_rows(37)
 
 
 @pytest.mark.parametrize("strategy", ["range", "roundrobin", "sticky", "cooperative-sticky", "uniform",
