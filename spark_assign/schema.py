@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import List, Tuple
 
-__all__ = ["SUBSCRIPTION_COLUMNS", "RESULT_COLUMNS", "STATE_COLUMNS", "STATUSES"]
+__all__ = ["SUBSCRIPTION_COLUMNS", "WEIGHT_COLUMNS", "RESULT_COLUMNS", "STATE_COLUMNS", "STATUSES"]
 
 #: Subscription rows, the input of ``DataFrame.assign_partitions`` (docs/dataframe.md, "Input"):
 #: (name, type, required).
@@ -20,6 +20,16 @@ SUBSCRIPTION_COLUMNS: List[Tuple[str, str, bool]] = [
     ("rack", "string", False),
     ("owned_partitions", "array<int>", False),
     ("generation", "int", False),
+]
+
+#: Per-partition weights, the ``weights=`` of the DataFrame method and the state table
+#: (docs/load-aware.md): (name, type, required). Without ``group_id`` a topic's weights apply
+#: to every group subscribing to it. Any number type is accepted where ``double`` is written.
+WEIGHT_COLUMNS: List[Tuple[str, str, bool]] = [
+    ("group_id", "string", False),
+    ("topic", "string", True),
+    ("partition", "int", True),
+    ("weight", "double", True),
 ]
 
 #: Result rows of assign_partitions: one per partition of every subscribed topic.

@@ -103,7 +103,7 @@ def analyze_call(function: str, table: Optional[AnalyzeArgument], strategy: Opti
              f"{function}(TABLE(t) PARTITION BY group_id, strategy => 'sticky')")
     if table is None or not table.isTable:
         raise SchemaError(f"{function}: the first argument must be a table, as in {usage}")
-    chosen = spark_strategy(fixed_strategy or _strategy_argument(function, strategy))
+    chosen = spark_strategy(fixed_strategy or _strategy_argument(function, strategy), weights_given=False)
     fields = {f.name.lower(): f for f in cast(StructType, table.dataType).fields}
     selected: List[SelectedColumn] = []
     names: List[str] = []

@@ -263,7 +263,7 @@ class AssignmentTable:
     def _request(self, subscriptions: DataFrame, topics: Topics, strategy: str, num_files: Optional[int],
                  max_attempts: int, force: bool) -> "_Request":
         """Check the arguments and the inputs' schemas, before any Spark job."""
-        chosen = spark_strategy(strategy)
+        chosen = spark_strategy(strategy, weights_given=False)
         if not isinstance(force, bool):
             raise InvalidInputError(f"force must be True or False, got {force!r}", column="force")
         for name, value in (("max_attempts", max_attempts), ("num_files", num_files)):
