@@ -49,6 +49,7 @@ STATE_COLUMNS: List[Tuple[str, str]] = RESULT_COLUMNS + [
     ("group_instance_id", "string"),
     ("committed_at", "timestamp"),      # UTC
     ("input_fingerprint", "string"),    # of the group's inputs, for incremental rebalances
+    ("weight", "double"),               # the partition's weight in this generation (null: none given)
 ]
 
 STATUSES = ("new", "kept", "moved", "revoked", "assigned")

@@ -28,14 +28,15 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import pyarrow as pa
 
 from ..errors import CommitConflict, StateTableError
 from ..spark.delta import is_path
 from .backend import Snapshot, Staged, commit_entry
-from .layout import FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, in_files, local_path, spark_ddl
+from .layout import (ADDED_COLUMNS, FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, in_files,
+                     local_path, missing_columns, spark_ddl, with_added_columns)
 from .plan import Outcome, outcome_of
 
 __all__ = ["DeltaSparkBackend", "RECENT_COMMITS"]
@@ -132,10 +133,25 @@ class DeltaSparkBackend:
     def check(self, snap: Snapshot) -> None:
         actual = {f.name: f.dataType.simpleString() for f in self._load(snap.version).schema.fields}
         expected = {n: t for n, t in TABLE_COLUMNS}
-        bad = sorted(n for n, t in expected.items() if actual.get(n) != t)
+        bad = sorted(n for n, t in expected.items() if actual.get(n) != t
+                     and not (n in ADDED_COLUMNS and n not in actual))           # an older format lacks those
         if bad:
             raise StateTableError(f"{self.location} is not a spark-assign state table: columns {bad} are "
                                   f"missing or mistyped; expected {spark_ddl()}")
+
+    def missing_columns(self, snap: Snapshot) -> List[Tuple[str, str]]:
+        return missing_columns(self._load(snap.version).columns)
+
+    def upgrade(self, snap: Snapshot, metadata: Dict[str, object]) -> None:
+        """``ALTER TABLE ADD COLUMNS`` in a child session carrying ``metadata`` (a commit's
+        ``userMetadata`` can only come from a session setting)."""
+        missing = self.missing_columns(snap)
+        child = self._child_session(json.dumps({**metadata, "attempt": uuid.uuid4().hex}))
+        target = f"delta.`{self.location.replace('`', '``')}`" if self.by_path else self.location
+        try:
+            child.sql(f"ALTER TABLE {target} ADD COLUMNS ({', '.join(f'`{n}` {t}' for n, t in missing)})")
+        except self.conflicts as e:
+            raise CommitConflict(f"upgrade: {type(e).__name__}") from e
 
     def _load(self, version: int):
         reader = self.spark.read.format("delta").option("versionAsOf", version)
@@ -146,7 +162,7 @@ class DeltaSparkBackend:
     def read(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None, group_id: Optional[str] = None):
         from pyspark.sql import functions as F
 
-        rows = self._load(snap.version).select(*[n for n, _ in TABLE_COLUMNS])
+        rows = with_added_columns(self._load(snap.version))
         if commit_versions is not None:
             rows = rows.where(F.col(PARTITION_COLUMN).isin([int(v) for v in commit_versions]))
         if group_id is not None:

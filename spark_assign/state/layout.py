@@ -25,6 +25,13 @@ Delta table:
 
 A version whose commit names no heads (written by another tool) is read by
 scanning the table once.
+
+Formats: ``1`` had no ``weight`` column; ``2`` adds it (the partition's weight
+in that generation, for load-aware strategies and load reports). Tables of
+format 1 are read as they are (a column they lack reads as null); the first
+rebalance on one adds the columns of :data:`ADDED_COLUMNS` in a commit of its
+own (operation ``upgrade``, which, like a prune, keeps the heads of the
+version before), then commits its generation.
 """
 
 from __future__ import annotations
@@ -41,7 +48,8 @@ from ..spark import inputs
 __all__ = [
     "TABLE_COLUMNS", "PARTITION_COLUMN", "HEADS_DIR", "HEADS_COLUMNS", "FORMAT_VERSION",
     "APP_ID", "arrow_schema", "spark_ddl", "heads_ddl", "heads_path", "heads_name",
-    "FILE_ORDER", "local_path", "local_dir", "in_files", "check_new_table_folder",
+    "FILE_ORDER", "local_path", "local_dir", "in_files", "check_new_table_folder", "ADDED_COLUMNS",
+    "missing_columns", "with_added_columns", "KEEPS_HEADS",
 ]
 
 PARTITION_COLUMN = "commit_version"
@@ -58,7 +66,13 @@ HEADS_COLUMNS: List[Tuple[str, str]] = [
     ("empty", "boolean"),              # the latest generation has no partitions (its topics are gone)
 ]
 #: Written into the table properties and every commit's metadata.
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"
+#: Columns added to the table after format 1, with the format that added them: a table may
+#: lack them until its first rebalance under this format upgrades it (see the module docstring).
+ADDED_COLUMNS = {"weight": "2"}
+#: Operations of spark-assign commits that change no group's head: the heads of such a version
+#: are those of the version before.
+KEEPS_HEADS = ("prune", "upgrade")
 #: Every writer of a table commits an application transaction under this id
 #: with version = the table version it writes: two writers that read the same
 #: version cannot both commit (see backend.py). Delta keeps application
@@ -149,3 +163,21 @@ def in_files(rows, num_files: int):
     group, generation, topic and partition (one file: no range shuffle)."""
     spread = rows.coalesce(1) if num_files == 1 else rows.repartitionByRange(num_files, "group_id")
     return spread.sortWithinPartitions(*FILE_ORDER)
+
+
+def missing_columns(names) -> List[Tuple[str, str]]:
+    """The :data:`ADDED_COLUMNS` (name, type) a table with columns ``names`` lacks (an older format).
+    A table lacking any other column is not a state table (the backends' ``check``)."""
+    have = set(names)
+    return [(n, t) for n, t in TABLE_COLUMNS if n in ADDED_COLUMNS and n not in have]
+
+
+def with_added_columns(rows):
+    """``rows`` (a DataFrame of a state table, maybe of an older format) with every table column,
+    in order: the :data:`ADDED_COLUMNS` it lacks as typed nulls."""
+    from pyspark.sql import functions as F
+
+    absent = missing_columns(rows.columns)
+    for name, kind in absent:
+        rows = rows.withColumn(name, F.lit(None).cast(kind))
+    return rows.select(*[n for n, _ in TABLE_COLUMNS])

@@ -20,6 +20,7 @@ in Spark jobs:
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -28,14 +29,14 @@ import pyarrow.compute as pc
 from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
-from ..errors import InvalidInputError
+from ..errors import EmptyInputWarning, InvalidInputError, MissingTopicWarning
 from ..schema import STATUSES
 from ..spark.inputs import local_frame
 from ..spark.wire import with_topic_metadata
 from .layout import PARTITION_COLUMN
 
 __all__ = ["ChangedGroup", "Plan", "Outcome", "plan", "outcome_of", "only_groups", "only_heads",
-           "with_fingerprints", "in_groups", "ids_frame", "LITERAL_GROUPS"]
+           "with_fingerprints", "in_groups", "ids_frame", "summary_of", "warn_about_input", "LITERAL_GROUPS"]
 
 
 #: Up to this many groups, selecting them is an ``IN`` list in the query plan, which Spark
@@ -125,7 +126,7 @@ class Outcome:
 
 
 def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy: str, force: bool,
-         topic_counts: Optional[Mapping[str, int]] = None) -> Plan:
+         topic_counts: Optional[Mapping[str, int]] = None, key: Optional[str] = None) -> Plan:
     """The groups to recompute: new ones, those whose input fingerprint or strategy changed,
     those waiting for a cooperative transfer, or all when ``force``.
 
@@ -151,6 +152,9 @@ def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy
     order does not matter; a changed, added, removed or repeated row changes
     it (up to a 2^-128 chance). ``topic_counts``: the topics as a checked
     dict, when given so (see :func:`~spark_assign.spark.wire.with_topic_metadata`).
+    ``key``: what the fingerprint hashes for the strategy (default its name; the
+    load-aware strategies add their knobs, see :func:`.load.fingerprint_key`). Weights
+    are not in it: they change every run (see :mod:`.load`).
     """
     # Written as SQL text: one call into the JVM per expression instead of one per function.
     present = set(subscriptions.columns)
@@ -173,7 +177,7 @@ def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy
     sums = ", ".join([f"sum({lane})" for lane in _LANES] + [f"count({_LANES[0]})"])
     groups = inputs.unionByName(held).groupBy("group_id").agg(*[F.expr(e) for e in [
         f"count({_LANES[0]}) AS _rows",
-        f"sha2(concat_ws(':', '{strategy}', {sums}), 256) AS input_fingerprint",
+        f"sha2(concat_ws(':', '{key or strategy}', {sums}), 256) AS input_fingerprint",
         "coalesce(sum(_n), 0) AS partitions",
         "max(_missing) AS _missing",
         *[f"max({n}) AS {n}" for n, _ in _HEAD]]])
@@ -264,3 +268,30 @@ def outcome_of(rows: DataFrame) -> Outcome:
     for r in per_group:
         out.add({r["group_id"]: (r["generation"], r["pending"])}, {s: r[s] or 0 for s in STATUSES})
     return out
+
+
+def summary_of(outcome: Outcome, todo: Plan, attempt: int, warned: int) -> Dict[str, int]:
+    """A committed rebalance's summary counts (see :class:`~spark_assign.state.Rebalance`)."""
+    counts = outcome.counts
+    return {"groups_recomputed": len(todo.changed), "groups_unchanged": todo.groups - len(todo.changed),
+            "partitions_moved": counts["moved"], "revoked": counts["revoked"],
+            "assigned": counts["assigned"], "new": counts["new"], "kept": counts["kept"],
+            "attempts": attempt, "groups_with_missing_topics": todo.missing_groups, "warnings": warned}
+
+
+def warn_about_input(todo: Plan, location: str) -> int:
+    """Warn about likely mistakes that Kafka allows (see :mod:`spark_assign.errors`); the number
+    of warnings given: an :class:`~spark_assign.errors.EmptyInputWarning` for subscriptions
+    without rows, a :class:`~spark_assign.errors.MissingTopicWarning` for groups subscribing to
+    topics the metadata lacks or gives 0 partitions."""
+    if todo.groups == 0:
+        warnings.warn(EmptyInputWarning(f"the subscriptions have no rows: nothing to assign, {location} "
+                                        "is left as it was"), stacklevel=4)
+        return 1
+    if not todo.missing_groups:
+        return 0
+    shown = ", ".join(map(repr, todo.missing_topics)) + (" ..." if len(todo.missing_topics) == 5 else "")
+    warnings.warn(MissingTopicWarning(
+        f"{todo.missing_groups} of {todo.groups} groups subscribe to topics missing from the metadata or with "
+        f"0 partitions, which get no partitions: {shown}"), stacklevel=4)
+    return 1

@@ -8,6 +8,9 @@ A rebalance (see :meth:`AssignmentTable.rebalance`):
    that are new, or that have a cooperative transfer pending: one Spark
    query, which brings the changed groups (ids, fingerprints, heads) to the
    driver (see :mod:`.plan`);
+   With weights and a load-aware strategy, the groups left alone whose
+   latest generation is too unbalanced under the new weights join them
+   (weights are not in the fingerprint; see :mod:`.load`);
 2. ``assign``: run the engine on those groups only, with their latest
    generation as ``previous``: in the driver for up to :data:`LOCAL_ROWS`
    partitions (their inputs collected as Arrow, one job), else with
@@ -19,6 +22,8 @@ A rebalance (see :meth:`AssignmentTable.rebalance`):
    after the engine accepted the input;
 4. ``commit``: compare-and-set version N+1. When another writer got there
    first, re-read, recompute only the groups it changed, and retry (bounded).
+   A table of an older format gets the columns it lacks first, in a commit of
+   its own (see :mod:`.layout`).
 
 Nothing is written when a group's input is bad: the error names the group,
 column and rows, and the table stays at N.
@@ -31,24 +36,24 @@ import time
 import uuid
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple, Union, cast
+from typing import Any, Dict, List, Optional, Tuple, Union, cast
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from ..core.model import check_topics
-from ..errors import CommitConflict, ConcurrentRebalanceError, EmptyInputWarning, InvalidInputError, MissingTopicWarning
+from ..errors import CommitConflict, ConcurrentRebalanceError, InvalidInputError
 from ..progress import Stages
 from ..spark.delta import is_path, resolve_location
-from ..spark.inputs import spark_strategy, subscription_columns, topics_frame
 from ..spark.session import has_delta_spark
 from .backend import ENGINES, Snapshot, Staged, StateBackend
 from .embedded import EmbeddedBackend
 from .generation import rows_in_driver, rows_in_spark
 from .heads import changed_heads, heads_and_name_at, heads_at, heads_name_at, remove_heads, sweep_heads, write_heads
 from .layout import APP_ID, FORMAT_VERSION, PARTITION_COLUMN, check_new_table_folder, heads_name, spark_ddl
-from .plan import Outcome, Plan, plan
+from .load import check_weights, load_counts, load_replans, settle
+from .plan import Plan, plan, summary_of, warn_about_input
+from .request import Request, Topics, make_request
 
 __all__ = ["AssignmentTable", "Rebalance", "TableState"]
 
@@ -69,9 +74,6 @@ REBALANCE_STAGES = ("plan", "compute", "write", "commit")
 #: every attempt (the crash-safety tests): before and after staging, before and after the commit.
 FAULT_POINTS = ("before-write", "after-write", "before-commit", "after-commit")
 
-Topics = Union[Mapping[str, int], DataFrame]
-
-
 @dataclass
 class Rebalance:
     """What :meth:`AssignmentTable.rebalance` did.
@@ -79,7 +81,10 @@ class Rebalance:
     ``rows``: the new generations' rows (empty when nothing changed);
     ``version``: the Delta version committed, or None; ``summary``: counts
     (``groups_recomputed``, ``groups_unchanged``, ``partitions_moved``,
-    ``revoked``, ``assigned``, ``new``, ``kept``, ``attempts``).
+    ``revoked``, ``assigned``, ``new``, ``kept``, ``attempts``, and with a
+    load-aware strategy ``groups_replanned_for_load``: groups re-planned
+    because their load exceeded the threshold under the new weights, of which
+    ``groups_replanned_unmoved`` moved nothing and were not committed).
     """
 
     rows: DataFrame
@@ -95,22 +100,6 @@ class TableState:
     version: int
     latest: DataFrame
     rows: DataFrame
-
-
-@dataclass(frozen=True)
-class _Request:
-    """A rebalance's checked inputs: the subscriptions (with ``group_id``), the topics as given
-    and as a DataFrame, the strategy's name, the data files wanted, and the topics as a checked
-    dict when given so (the plan and the driver path use it as a constant)."""
-
-    subscriptions: DataFrame
-    topics: Topics
-    topic_df: DataFrame
-    strategy: str
-    num_files: Optional[int]
-    topic_counts: Optional[Mapping[str, int]]
-    max_attempts: int
-    force: bool
 
 
 def fault(point: str) -> None:
@@ -186,13 +175,17 @@ class AssignmentTable:
     # ------------------------------------------------------------------ rebalance
 
     def rebalance(self, subscriptions: DataFrame, topics: Topics, strategy: str = "cooperative-sticky",
-                  num_files: Optional[int] = None, max_attempts: int = 5, force: bool = False) -> Rebalance:
+                  num_files: Optional[int] = None, max_attempts: int = 5, force: bool = False, weights: Any = None,
+                  max_count_skew: Optional[int] = None, min_improvement: Optional[float] = None) -> Rebalance:
         """Compute and commit the next generation of every group whose inputs changed.
 
         Example::
 
             step = table.rebalance(subscriptions, topics, strategy="sticky")
             step.summary["groups_recomputed"], step.version
+
+            lag = spark.table("partition_lag")          # topic, partition, weight (and group_id)
+            table.rebalance(subscriptions, topics, strategy="load-aware", weights=lag)
 
         Parameters
         ----------
@@ -212,88 +205,111 @@ class AssignmentTable:
             Recompute every group, changed or not (each gets a new
             generation): after upgrading spark-assign, or to measure a full
             recompute against an incremental one.
+        weights:
+            Per-partition weights of this run (lag, bytes/s), as for
+            ``DataFrame.assign_partitions``: a DataFrame ``(topic, partition,
+            weight[, group_id])`` or a dict. Needed by the load-aware
+            strategies; stored in the rows' ``weight`` column whatever the
+            strategy. They are not part of a group's fingerprint: under a
+            load-aware strategy, a group whose inputs did not change is
+            re-planned only when its heaviest member's load exceeds
+            ``(1 + min_improvement)`` times its lower bound (see
+            :mod:`spark_assign.state.load`), and committed only if that moves
+            a partition. Every row is checked first (one job).
+        max_count_skew, min_improvement:
+            The load-aware knobs (docs/load-aware.md); changing one recomputes every group.
 
         Returns
         -------
         Rebalance
             The new rows, the committed version (None when nothing changed) and counts.
         """
-        request = self._request(subscriptions, topics, strategy, num_files, max_attempts, force)
+        request = make_request(self.spark, subscriptions, topics, strategy, num_files, max_attempts, force,
+                               weights, max_count_skew, min_improvement)
+        if request.weights is not None:
+            with _data_errors():
+                check_weights(request.weights, request.topic_df)
         with Stages(f"rebalance {self.location}", REBALANCE_STAGES) as stages:
             return self._rebalance(request, stages)
 
-    def _rebalance(self, request: "_Request", stages: Stages) -> Rebalance:
+    def _rebalance(self, request: Request, stages: Stages) -> Rebalance:
         """The stages of :meth:`rebalance`, tried again (from the plan) when another writer
         commits first."""
         reuse: Optional[tuple] = None
         for attempt in range(1, request.max_attempts + 1):
+            settled: List[str] = []
             stages.next("plan")
             snap = self._current()              # None: no table yet, created once the rows are good
             heads, heads_dir = heads_and_name_at(self._backend, snap)
-            todo = plan(request.subscriptions, request.topic_df, heads, request.strategy, request.force,
-                        request.topic_counts)                                # 1. the changed groups
+            todo, for_load = self._plan(request, snap, heads)                 # 1. the changed groups
             warned = warn_about_input(todo, self.location) if attempt == 1 else 0
+            if todo.changed:
+                stages.next("compute")
+                version = (snap.version if snap is not None else 0) + 1
+                computed = self._compute(request, snap, todo, version, reuse)   # 2. their next generation
+                # Bad input has raised by now: nothing was written, not even a new table.
+                computed, todo, settled = settle(computed, todo, for_load)
             if not todo.changed:                # nothing to write (an empty input creates no table)
                 summary = {"groups_recomputed": 0, "groups_unchanged": todo.groups, "attempts": attempt,
-                           "groups_with_missing_topics": todo.missing_groups, "warnings": warned}
+                           "groups_with_missing_topics": todo.missing_groups, "warnings": warned,
+                           **load_counts(for_load, settled)}
                 return Rebalance(self.spark.createDataFrame([], spark_ddl()), None, summary)
-            stages.next("compute")
-            version = (snap.version if snap is not None else 0) + 1
-            computed = self._compute(request, snap, todo, version, reuse)   # 2. their next generation
-            # Bad input has raised by now: nothing was written, not even a new table.
-            if snap is None:
-                snap = self._create()
-                if snap.version != 0:           # another writer created the table and committed first
+            if snap is None or self._backend.missing_columns(snap):
+                snap, moved_on = self._create() if snap is None else self._upgrade(snap)
+                if moved_on:                    # another writer committed first, or the format was upgraded
                     reuse = (computed, todo) if isinstance(computed, DataFrame) else None
                     continue
             stages.next("write")
             staged, rows = self._stage(request, computed, todo, version)     # 3. files, not yet visible
-            summary = _summary(staged.outcome, todo, attempt, warned)
+            summary = {**summary_of(staged.outcome, todo, attempt, warned), **load_counts(for_load, settled)}
             name = heads_name(version, uuid.uuid4().hex[:12])                # 4. this attempt's own heads
-            write_heads(self._backend, snap, heads, heads_dir, name,
+            write_heads(self._backend, cast(Snapshot, snap), heads, heads_dir, name,
                         changed_heads(todo, staged.outcome, version, request.strategy))
             stages.next("commit")
-            if self._commit(snap, staged, name, request.strategy, summary):  # 5. compare-and-set N+1
+            if self._commit(cast(Snapshot, snap), staged, name, request.strategy, summary):   # 5. N+1
                 return Rebalance(rows, version, summary)
             reuse = (rows, todo) if isinstance(computed, DataFrame) else None   # driver path: recomputed
             time.sleep(min(0.1 * 2 ** attempt, 2.0))
         raise ConcurrentRebalanceError(f"{self.location}: other writers committed first {request.max_attempts} "
                                        "times; rebalance not committed")
 
-    def _request(self, subscriptions: DataFrame, topics: Topics, strategy: str, num_files: Optional[int],
-                 max_attempts: int, force: bool) -> "_Request":
-        """Check the arguments and the inputs' schemas, before any Spark job."""
-        chosen = spark_strategy(strategy, weights_given=False)
-        if not isinstance(force, bool):
-            raise InvalidInputError(f"force must be True or False, got {force!r}", column="force")
-        for name, value in (("max_attempts", max_attempts), ("num_files", num_files)):
-            if (name == "max_attempts" or value is not None) and \
-                    (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise InvalidInputError(f"{name} must be a positive integer, got {value!r}", column=name)
-        if "group_id" not in subscriptions.columns:
-            subscriptions = subscriptions.withColumn("group_id", F.lit("default"))
-        subscription_columns(subscriptions)                         # schema check
-        topic_df = topics_frame(self.spark, topics)                 # checks a dict's counts
-        return _Request(subscriptions, topics, topic_df, chosen.name, num_files,
-                        check_topics(topics) if isinstance(topics, Mapping) else None, max_attempts, force)
+    def _plan(self, request: Request, snap: Optional[Snapshot], heads: DataFrame) -> Tuple[Plan, List[str]]:
+        """The groups to recompute (:func:`.plan.plan`) and, of those, the ones added because
+        their load under the new weights exceeds the threshold (:func:`.load.load_replans`)."""
+        todo = plan(request.subscriptions, request.topic_df, heads, request.strategy, request.force,
+                    request.topic_counts, request.key)
+        if not request.replans_for_load or snap is None or todo.everything:
+            return todo, []
+        extra = load_replans(self._latest_rows(snap, heads), heads, request.subscriptions,
+                             cast(DataFrame, request.weights), todo, request.strategy, request.min_improvement)
+        return Plan(todo.groups, {**todo.changed, **extra}, todo.missing_groups, todo.missing_topics), list(extra)
 
-    def _compute(self, request: "_Request", snap: Optional[Snapshot], todo: Plan, version: int,
+    def _upgrade(self, snap: Snapshot) -> Tuple[Snapshot, bool]:
+        """Add the columns an older format lacks, in a commit of its own (see :mod:`.layout`); the
+        new snapshot, and True (the rebalance starts over from it)."""
+        metadata: Dict[str, object] = {"spark_assign": {"format": FORMAT_VERSION, "operation": "upgrade",
+                                                       "added": [n for n, _ in self._backend.missing_columns(snap)]}}
+        try:
+            self._backend.upgrade(snap, metadata)
+        except CommitConflict:
+            pass                                # another writer committed (maybe the upgrade): read again
+        return self._backend.snapshot(), True
+
+    def _compute(self, request: Request, snap: Optional[Snapshot], todo: Plan, version: int,
                  reuse: Optional[tuple]) -> Union[pa.Table, DataFrame]:
         """The changed groups' next generation: in the driver for a few groups (their inputs
         collected as Arrow, one job), else by Spark tasks (checkpointed: the engine runs once,
         and a retry reuses the rows of groups the winner did not touch)."""
         if reuse is None and todo.rows <= LOCAL_ROWS:
             with _data_errors():
-                return rows_in_driver(self._backend, request.subscriptions, request.topics, request.strategy,
-                                      snap, todo, version)
+                return rows_in_driver(self._backend, request, snap, todo, version)
         tasks = self._parts_for(todo.rows, ROWS_PER_TASK)
-        computed = rows_in_spark(self._backend, request.subscriptions, request.topic_df, request.strategy,
-                                 snap, todo, version, tasks, reuse)
+        computed = rows_in_spark(self._backend, request, snap, todo, version, tasks, reuse)
         with _data_errors():
             # Cuts the lineage too: plans nested attempt after attempt would keep growing.
             return computed.localCheckpoint()
 
-    def _stage(self, request: "_Request", computed: Union[pa.Table, DataFrame], todo: Plan,
+    def _stage(self, request: Request, computed: Union[pa.Table, DataFrame], todo: Plan,
                version: int) -> Tuple[Staged, DataFrame]:
         """Make the rows ready to commit (the embedded engine writes the files now); the staged
         result and the rows as a DataFrame."""
@@ -323,10 +339,12 @@ class AssignmentTable:
         fault("after-commit")
         return True
 
-    def _create(self) -> Snapshot:
-        """Create the table (unless another writer just did) and return its latest snapshot."""
+    def _create(self) -> Tuple[Snapshot, bool]:
+        """Create the table (unless another writer just did); its latest snapshot, and whether
+        another writer committed first (the rebalance starts over)."""
         self._ensure_table()
-        return self._backend.snapshot()
+        snap = self._backend.snapshot()
+        return snap, snap.version != 0
 
     def _parts_for(self, rows: int, per_part: int) -> int:
         """Parts (data files, engine tasks) for ``rows`` rows: one per ``per_part``, at least one,
@@ -553,32 +571,6 @@ class AssignmentTable:
         snap = self._backend.snapshot(version)
         self._backend.check(snap)
         return snap
-
-
-def _summary(outcome: Outcome, todo: Plan, attempt: int, warned: int) -> Dict[str, int]:
-    counts = outcome.counts
-    return {"groups_recomputed": len(todo.changed), "groups_unchanged": todo.groups - len(todo.changed),
-            "partitions_moved": counts["moved"], "revoked": counts["revoked"],
-            "assigned": counts["assigned"], "new": counts["new"], "kept": counts["kept"],
-            "attempts": attempt, "groups_with_missing_topics": todo.missing_groups, "warnings": warned}
-
-
-def warn_about_input(todo: Plan, location: str) -> int:
-    """Warn about likely mistakes that Kafka allows (see :mod:`spark_assign.errors`); the number
-    of warnings given: an :class:`~spark_assign.errors.EmptyInputWarning` for subscriptions
-    without rows, a :class:`~spark_assign.errors.MissingTopicWarning` for groups subscribing to
-    topics the metadata lacks or gives 0 partitions."""
-    if todo.groups == 0:
-        warnings.warn(EmptyInputWarning(f"the subscriptions have no rows: nothing to assign, {location} "
-                                        "is left as it was"), stacklevel=4)
-        return 1
-    if not todo.missing_groups:
-        return 0
-    shown = ", ".join(map(repr, todo.missing_topics)) + (" ..." if len(todo.missing_topics) == 5 else "")
-    warnings.warn(MissingTopicWarning(
-        f"{todo.missing_groups} of {todo.groups} groups subscribe to topics missing from the metadata or with "
-        f"0 partitions, which get no partitions: {shown}"), stacklevel=4)
-    return 1
 
 
 class _data_errors:

@@ -10,12 +10,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from pyspark.errors import AnalysisException
 
 import spark_assign
 from spark_assign.errors import InvalidInputError
 
 from .test_sql_engine import SUBS, TOPICS, churn, fleet
+from .test_sql_errors import analysis_error
 
 pytestmark = pytest.mark.spark
 
@@ -92,12 +92,6 @@ def test_row_mode_equals_arrow_mode(spark):
 
 
 # ------------------------------------------------------------------ bad calls and bad arrays
-
-
-def analysis_error(spark, query: str) -> str:
-    with pytest.raises(AnalysisException) as info:
-        spark.sql(query).schema
-    return str(info.value)
 
 
 def job_error(spark, query: str) -> InvalidInputError:
