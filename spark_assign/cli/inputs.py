@@ -9,8 +9,8 @@ An input is, in this order of detection:
 * anything else: a table in Spark's catalog.
 
 CSV has no types: ``generation``, ``num_partitions`` and ``partition`` are
-read as integers, ``owned_partitions`` as a list of integers written
-``0;1;2`` (any non-digit separator), every other column as a string.
+read as integers, ``weight`` as a number, ``owned_partitions`` as a list of
+integers written ``0;1;2`` (any non-digit separator), every other column as a string.
 """
 
 from __future__ import annotations
@@ -121,13 +121,15 @@ def _typed_csv(df):
     """CSV columns as strings, except the integer columns and ``owned_partitions`` (see the module doc)."""
     from pyspark.sql import functions as F
 
-    from ..spark.inputs import checked_int
+    from ..spark.inputs import checked_double, checked_int
 
     key = "topic" if "topic" in df.columns else None
     cols = []
     for name in df.columns:
         if name in _INTEGER_COLUMNS:        # "twelve" or 99999999999 fail naming the column, not as a cast
             cols.append(checked_int(name, name, key=key).alias(name))
+        elif name == "weight":
+            cols.append(checked_double(name, name, key=key).alias(name))
         elif name == "owned_partitions":
             parts = F.split(F.trim(F.regexp_replace(F.col(name), r"[^0-9]+", " ")), " ")
             cols.append(F.when(F.col(name).isNull(), F.lit(None).cast("array<int>"))

@@ -23,7 +23,7 @@ from ..core.weights import check_load_options
 from ..errors import WORKER_MARK, InvalidInputError, SchemaError
 
 __all__ = ["spark_strategy", "load_knobs", "weights_frame", "subscription_columns", "topics_frame", "previous_frame", "check_columns", "type_matches",
-           "checked_int_sql", "checked_int"]
+           "checked_int_sql", "checked_int", "checked_double"]
 
 _INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
 _NUMERIC = _INTEGRAL + (T.FloatType, T.DoubleType, T.DecimalType)
@@ -152,12 +152,18 @@ def checked_int_sql(column: str, source: str, key: Optional[str] = None) -> str:
         checked_int_sql("num_partitions", "`num_partitions`", key="`topic`")
     """
     problem = f"{column} must be a 32-bit integer (Kafka's partition counts, ids and generations are int32)"
+    return _checked_sql(column, source, key, "INT", problem)
+
+
+def _checked_sql(column: str, source: str, key: Optional[str], sql_type: str, problem: str) -> str:
+    """``source`` as ``sql_type``, a non-null value that is not one failing the query with an
+    :class:`~spark_assign.errors.InvalidInputError` (see :func:`checked_int_sql`)."""
     fields = json.dumps({"problem": problem, "column": column, "group": None})
     head = f"{problem}; column '{column}'\n{WORKER_MARK}{fields[:-1]}, \"rows\": "
     shown = (f"array(CAST({key} AS STRING), CAST({source} AS STRING))" if key is not None
              else f"CAST({source} AS STRING)")
     message = f"concat({_sql_string(head)}, to_json(array({shown})), {_sql_string('}' + chr(10))})"
-    value = f"try_cast({source} AS INT)"
+    value = f"try_cast({source} AS {sql_type})"
     return f"CASE WHEN {source} IS NOT NULL AND {value} IS NULL THEN raise_error({message}) ELSE {value} END"
 
 
@@ -175,6 +181,18 @@ def checked_int(column: str, source: str, key: Optional[str] = None) -> Column:
 
     failures.install()                  # whichever job evaluates it raises the InvalidInputError
     return F.expr(checked_int_sql(column, _quoted(source), _quoted(key) if key is not None else None))
+
+
+def checked_double(column: str, source: str, key: Optional[str] = None) -> Column:
+    """:func:`checked_int` for numbers: the column named ``source`` (text read from a CSV file) as
+    DOUBLE, failing the job with an :class:`~spark_assign.errors.InvalidInputError` naming
+    ``column`` for a value that is not a number (``'heavy'``)."""
+    from . import failures
+
+    failures.install()
+    sql = _checked_sql(column, _quoted(source), _quoted(key) if key is not None else None, "DOUBLE",
+                       f"{column} must be a number")
+    return F.expr(sql)
 
 
 def _quoted(name: str) -> str:
