@@ -93,7 +93,7 @@ def load_options(weights: np.ndarray, options: Mapping[str, Any]) -> LoadOptions
                        float(options.get("min_improvement", DEFAULT_MIN_IMPROVEMENT)))
 
 
-def dense_weights(group: Group, weights: Optional[Mapping[str, Any]]) -> np.ndarray:
+def dense_weights(group: Group, weights: Optional[Mapping[str, Any]], checked: bool = False) -> np.ndarray:
     """``weights`` as one float64 array indexed by pid.
 
     Example::
@@ -111,11 +111,15 @@ def dense_weights(group: Group, weights: Optional[Mapping[str, Any]]) -> np.ndar
         Raises :class:`~spark_assign.errors.InvalidInputError` naming ``weights`` and the
         topic (wrong length) or ``(topic, partition, value)`` (null, NaN, inf, negative,
         not a number).
+    checked:
+        ``weights`` are float64 arrays of the right lengths already checked (as
+        :func:`weights_from_rows` returns them): they are copied in without checking again.
     """
     P = group.num_partitions
     if weights is None:
         return np.ones(P, dtype=np.float64)
-    check_load_options({"weights": weights})
+    if not checked:
+        check_load_options({"weights": weights})
     out = np.full(P, np.nan, dtype=np.float64)
     given = np.zeros(P, dtype=bool)
     for t, name in enumerate(group.topic_names):
@@ -123,7 +127,7 @@ def dense_weights(group: Group, weights: Optional[Mapping[str, Any]]) -> np.ndar
         if values is None:
             continue
         lo, n = int(group.topic_offsets[t]), int(group.topic_counts[t])
-        out[lo:lo + n] = _topic_weights(name, values, n)
+        out[lo:lo + n] = values if checked else _topic_weights(name, values, n)
         given[lo:lo + n] = True
     # Unknown load counts as average load (documented default).
     if not given.all():
@@ -148,7 +152,7 @@ def _topic_weights(topic: str, values: Any, n: int) -> np.ndarray:
                                 column="weights", rows=[topic])
     raw = np.asarray(values)
     if raw.dtype.kind in "iuf" and raw.ndim == 1:          # the common case: no Python loop
-        arr = raw.astype(np.float64)
+        arr = raw.astype(np.float64, copy=False)
         bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))
         if len(bad):
             raise InvalidInputError("weights must be finite and non-negative (NaN, inf or negative found)",

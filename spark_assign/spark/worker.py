@@ -22,7 +22,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional
 import numpy as np
 import pyarrow as pa
 
-from ..core import STATUS_NAMES, assign_group
+from ..core import STATUS_NAMES, assign_group, get_strategy
 from ..core.weights import dense_weights
 from ..errors import InvalidInputError
 from .group_rows import GroupRows, WireBatch
@@ -69,7 +69,7 @@ class _Output:
         base_i = len(self.instances)
         self.instances.extend(g.instance_ids)
         p["instance"].append(np.where(result.owner >= 0, base_i + result.owner, -1))
-        p["weight"].append(dense_weights(g, rows.weights))     # rows are in pid order
+        p["weight"].append(dense_weights(g, rows.weights, checked=True))     # rows are in pid order
 
     def batch(self, with_instance: bool = False, with_weight: bool = False) -> Optional[pa.RecordBatch]:
         if not self.parts["group"]:
@@ -154,7 +154,9 @@ def _assign_one(c: WireBatch, s: int, strategy: str, out: _Output, group_column:
     """Assign group ``s`` of ``c``."""
     try:
         rows = GroupRows(c, s, group_column)
-        result = assign_group(rows.spec, strategy, **options, **({"weights": rows.weights} if rows.weights else {}))
+        # Only a weighted strategy reads the weights (weights_from_rows has checked them).
+        weighed = rows.weights is not None and get_strategy(strategy).weighted
+        result = assign_group(rows.spec, strategy, **options, **({"weights": rows.weights} if weighed else {}))
     except InvalidInputError as e:       # to the driver as data (see .failures)
         raise e.in_group(c.group_name(int(c.starts[s]))).for_driver() from None
     out.add(rows, result)
