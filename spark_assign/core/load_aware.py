@@ -361,8 +361,11 @@ class _LoadBuilder:
 
     def _partners(self, a: int, topics: np.ndarray) -> np.ndarray:
         """The ``PARTNERS`` lightest members (not ``a``) subscribed to a topic ``a`` holds."""
-        subscribes = np.asarray(self.class_sub[:, np.unique(topics)].any(axis=1), dtype=bool)
-        compatible = subscribes[self.cls]
+        if len(self.class_sub) == 1:                      # identical subscriptions: everyone
+            compatible = np.ones(len(self.cls), dtype=bool)
+        else:
+            subscribes = np.asarray(self.class_sub[:, np.unique(topics)].any(axis=1), dtype=bool)
+            compatible = subscribes[self.cls]
         compatible[a] = False
         cands = np.flatnonzero(compatible)
         if len(cands) > PARTNERS:

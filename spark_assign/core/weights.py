@@ -70,14 +70,17 @@ def check_load_options(options: Mapping[str, Any]) -> None:
         check_load_options({"weights": {"orders": [10.0, 0.0, 3.5]}, "max_count_skew": 2})
     """
     weights = options.get("weights")
-    if weights is not None and (isinstance(weights, (str, bytes)) or not isinstance(weights, Mapping)):
+    if weights is not None and type(weights) is not dict and \
+            (isinstance(weights, (str, bytes)) or not isinstance(weights, Mapping)):
         raise InvalidInputError(f"weights must map topic names to a list of partition weights, "
                                 f"got {type(weights).__name__}", column="weights")
     skew = options.get("max_count_skew", DEFAULT_MAX_COUNT_SKEW)
+    gain = options.get("min_improvement", DEFAULT_MIN_IMPROVEMENT)
+    if type(skew) is int and type(gain) is float and skew >= 1 and 0 <= gain < 1:    # the usual case, fast
+        return
     if isinstance(skew, (bool, np.bool_)) or not isinstance(skew, numbers.Integral) or skew < 1:
         raise InvalidInputError("max_count_skew must be an integer >= 1 (partition counts of members with the "
                                 "same subscriptions may differ by this much)", column="max_count_skew", rows=[skew])
-    gain = options.get("min_improvement", DEFAULT_MIN_IMPROVEMENT)
     if (isinstance(gain, (bool, np.bool_)) or not isinstance(gain, numbers.Real)
             or not math.isfinite(float(gain)) or not 0 <= float(gain) < 1):
         raise InvalidInputError("min_improvement must be a number in [0, 1) (a relative improvement of the "
