@@ -80,7 +80,8 @@ def check_weights(weights: DataFrame, topics: DataFrame) -> None:
         .where("n > 1 AND partition IS NOT NULL") \
         .selectExpr(*shape[:-1], "CAST(NULL AS int) AS num_partitions", "'twice' AS problem")
     on: List[str] = [k for k in ("group_id", "topic") if k in weights.columns and k in topics.columns]
-    counts = topics.groupBy(*on).agg(F.min("num_partitions").alias("num_partitions"))
+    counts = topics.groupBy(*[k for k in ("group_id", "topic") if k in topics.columns]).agg(
+        F.min("num_partitions").alias("num_partitions"))       # per group when the metadata is
     beyond = weights.join(counts, on, "inner").where("num_partitions > 0 AND partition >= num_partitions") \
         .selectExpr(*(shape if "group_id" in weights.columns or "group_id" not in topics.columns
                       else ["group_id", *shape[1:]]), "'range' AS problem")

@@ -127,6 +127,12 @@ def test_bad_weights_write_nothing(spark, tmp_path, engine):
     with pytest.raises(InvalidInputError) as info:
         table.rebalance(fleet(spark), TOPICS, "load-aware", weights=spark.createDataFrame(twice, WEIGHTS))
     assert (info.value.column, info.value.rows) == ("partition", [("orders", 0)])
+    per_group = spark.createDataFrame([(g, t, n) for g in GROUPS for t, n in TOPICS.items()],
+                                      "group_id string, topic string, num_partitions int")
+    flat = spark.createDataFrame([("orders", 8, 1.0)], "topic string, partition int, weight double")
+    with pytest.raises(InvalidInputError) as info:         # weights for every group, metadata per group
+        table.rebalance(fleet(spark), per_group, "load-aware", weights=flat)
+    assert info.value.column == "partition" and info.value.group in GROUPS
     with pytest.raises(InvalidInputError) as info:
         table.rebalance(fleet(spark), TOPICS, "lag-based")
     assert info.value.column == "weights"
