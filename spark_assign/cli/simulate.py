@@ -317,31 +317,36 @@ def run_plan(spark, table, plan: Plan, progress: Progress, check_idempotent: boo
     last: Dict[str, tuple] = {}
     lag = LagModel(plan.scenario) if plan.scenario.lag != "none" else None
     owners: Dict[str, Dict[tuple, Optional[str]]] = {s: {} for s in plan.strategies}
-    for gen in generate(plan.scenario):
-        events = events_text(gen, plan.scenario)
-        for strategy in plan.strategies:
-            subs, topics = _frames(spark, plan, gen, strategy)
-            weights = None if lag is None else _weights(spark, plan, strategy, lag.weights(gen, strategy, owners[strategy]))
-            members = {plan.group_id(strategy, g): [m.member_id for m in ms] for g, ms in gen.groups.items()}
-            for follow_up in range(plan.follow_ups + 1):
-                began = time.perf_counter()
-                # With lag, a step measures every group under its new lag: each is re-planned (force).
-                step = table.rebalance(subs, topics, strategy=strategy, weights=weights,
-                                       force=lag is not None and follow_up == 0, **plan.knobs)
-                result = StepResult(gen.number, strategy, follow_up, events if follow_up == 0 else "follow-up",
-                                    len(gen.groups), dict(step.summary), step.version)
-                if step.version is not None:
-                    rows = step.rows.select("group_id", "generation", "member_id", "topic", "partition", "status",
-                                            "weight").toPandas()
-                    _measure(result, rows, _subscribed(rows, members, strategy))
-                    for g, t, p, m in zip(rows["group_id"], rows["topic"], rows["partition"], rows["member_id"]):
-                        owners[strategy][(plan.scenario_group(strategy, g), t, int(p))] = m
-                result.seconds = time.perf_counter() - began
-                results.append(result)
-                progress.say(_progress_line(result, total))
-                if result.get("revoked") == 0:
-                    break
-            last[strategy] = (subs, topics, weights)
+    # One bar over the generations (each rebalance shows its own stage bar below it), on a terminal.
+    with progress.bar(total, "simulate", unit="generation") as bar:
+        for gen in generate(plan.scenario):
+            events = events_text(gen, plan.scenario)
+            for strategy in plan.strategies:
+                bar.set_postfix_str(f"generation {gen.number}: {strategy}")
+                subs, topics = _frames(spark, plan, gen, strategy)
+                weights = None if lag is None else _weights(spark, plan, strategy,
+                                                            lag.weights(gen, strategy, owners[strategy]))
+                members = {plan.group_id(strategy, g): [m.member_id for m in ms] for g, ms in gen.groups.items()}
+                for follow_up in range(plan.follow_ups + 1):
+                    began = time.perf_counter()
+                    # With lag, a step measures every group under its new lag: each is re-planned (force).
+                    step = table.rebalance(subs, topics, strategy=strategy, weights=weights,
+                                           force=lag is not None and follow_up == 0, **plan.knobs)
+                    result = StepResult(gen.number, strategy, follow_up, events if follow_up == 0 else "follow-up",
+                                        len(gen.groups), dict(step.summary), step.version)
+                    if step.version is not None:
+                        rows = step.rows.select("group_id", "generation", "member_id", "topic", "partition",
+                                                "status", "weight").toPandas()
+                        _measure(result, rows, _subscribed(rows, members, strategy))
+                        for g, t, p, m in zip(rows["group_id"], rows["topic"], rows["partition"], rows["member_id"]):
+                            owners[strategy][(plan.scenario_group(strategy, g), t, int(p))] = m
+                    result.seconds = time.perf_counter() - began
+                    results.append(result)
+                    progress.say(_progress_line(result, total))
+                    if result.get("revoked") == 0:
+                        break
+                last[strategy] = (subs, topics, weights)
+            bar.update()
     if check_idempotent:
         for strategy, (subs, topics, weights) in last.items():
             began = time.perf_counter()

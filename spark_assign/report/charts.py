@@ -14,8 +14,8 @@ import pandas as pd
 from .legend import STATUS_MEANINGS
 from .svg import Series, Slot, Stack, bar_chart, fmt, line_chart, tint
 
-__all__ = ["overview_figures", "compare_figure", "strategy_totals", "sparkline", "slots_of", "COMPARISONS",
-           "figure", "legend", "line_key", "swatch_key", "Colours"]
+__all__ = ["overview_figures", "compare_figure", "strategy_totals", "sparkline", "slots_of", "COMPARISONS", "figure",
+           "legend", "swatch_key", "line_key", "Colours"]
 
 Colours = Dict[str, str]
 
@@ -80,15 +80,15 @@ def line_key(style: str, label: str) -> str:
     return f'<li><span class="line-key {style}" style="border-color:#6b7280"></span>{escape(label)}</li>'
 
 
-def figure(fig_id: str, title: str, note: str, legend: str, svg: str) -> str:
-    """A chart in its ``<figure>``: title, a note saying what it shows, the legend and the SVG.
+def figure(fig_id: str, title: str, note: str, keys: str, svg: str) -> str:
+    """A chart in its ``<figure>``: title, a note saying what it shows, its legend (``keys``) and the SVG.
 
     Example::
 
         figure("moves-figure", "Partitions changing hands", "Per step.", legend(colours), svg)
     """
     return (f'<figure id="{fig_id}"><h3>{escape(title)}</h3><p class="note">{escape(note)}</p>'
-            f"{legend}{svg}</figure>")
+            f"{keys}{svg}</figure>")
 
 
 def overview_figures(m: pd.DataFrame, colours: Colours) -> List[str]:

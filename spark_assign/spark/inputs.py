@@ -22,8 +22,9 @@ from ..core.registry import Strategy, get_strategy
 from ..core.weights import check_load_options
 from ..errors import WORKER_MARK, InvalidInputError, SchemaError
 
-__all__ = ["spark_strategy", "load_knobs", "weights_frame", "subscription_columns", "topics_frame", "previous_frame", "check_columns", "type_matches",
-           "checked_int_sql", "checked_int", "checked_double"]
+__all__ = ["spark_strategy", "load_knobs", "weights_frame", "subscription_columns", "topics_frame", "previous_frame",
+           "check_columns", "type_matches", "checked_int_sql", "checked_int", "checked_double", "checked_bool_sql",
+           "checked_bool"]
 
 _INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
 _NUMERIC = _INTEGRAL + (T.FloatType, T.DoubleType, T.DecimalType)
@@ -106,15 +107,20 @@ def weights_frame(spark, weights: Any) -> Optional[DataFrame]:
         return local_frame(spark, columns, data)
     if isinstance(weights, DataFrame):
         present = check_columns(weights, "weights", WEIGHT_COLUMNS)
-        partition = (checked_int("partition", "partition", key="topic")
-                     if isinstance(present["partition"], T.LongType) else F.col("partition").cast("int"))
-        cols = [F.col("topic"), partition.alias("partition"), F.col("weight").cast("double").alias("weight")]
+        cols = [F.col("topic"), _as_int(present, "partition", "topic"), F.col("weight").cast("double").alias("weight")]
         if "group_id" in present:
             cols.append(F.col("group_id"))
         return weights.select(*cols)
     raise InvalidInputError(
         f"weights must be a DataFrame (topic, partition, weight[, group_id]) or a dict {{topic: [weights]}}, "
         f"got {type(weights).__name__}", column="weights")
+
+
+def _as_int(present: Dict[str, T.DataType], name: str, key: str) -> Column:
+    """The integral column ``name`` (of types ``present``) as INT: a bigint checked to fit
+    (:func:`checked_int`, naming the ``key`` of a bad row), a narrower one cast."""
+    value = checked_int(name, name, key=key) if isinstance(present[name], T.LongType) else F.col(name).cast("int")
+    return value.alias(name)
 
 
 def arrow_schema(columns: List[Tuple[str, str]]) -> pa.Schema:
@@ -152,19 +158,32 @@ def checked_int_sql(column: str, source: str, key: Optional[str] = None) -> str:
         checked_int_sql("num_partitions", "`num_partitions`", key="`topic`")
     """
     problem = f"{column} must be a 32-bit integer (Kafka's partition counts, ids and generations are int32)"
-    return _checked_sql(column, source, key, "INT", problem)
+    return _checked_cast_sql(column, source, key, problem, f"try_cast({source} AS INT)")
 
 
-def _checked_sql(column: str, source: str, key: Optional[str], sql_type: str, problem: str) -> str:
-    """``source`` as ``sql_type``, a non-null value that is not one failing the query with an
-    :class:`~spark_assign.errors.InvalidInputError` (see :func:`checked_int_sql`)."""
+def checked_bool_sql(column: str, source: str, key: Optional[str] = None) -> str:
+    """A SQL expression: ``source`` (text read from a CSV file) as a BOOLEAN from ``true`` or
+    ``false`` (any case, spaces around ignored); any other non-null value fails the query with an
+    :class:`~spark_assign.errors.InvalidInputError` naming ``column``, as :func:`checked_int_sql`.
+
+    Example::
+
+        checked_bool_sql("fenced", "`fenced`", key="`broker_id`")
+    """
+    word = f"lower(trim(CAST({source} AS STRING)))"
+    value = f"CASE WHEN {word} = 'true' THEN true WHEN {word} = 'false' THEN false END"
+    return _checked_cast_sql(column, source, key, f"{column} must be true or false", value)
+
+
+def _checked_cast_sql(column: str, source: str, key: Optional[str], problem: str, value: str) -> str:
+    """``value`` (a cast of ``source`` that is null when it fails), raising ``problem`` for a
+    non-null ``source`` whose cast failed (see :func:`checked_int_sql`)."""
     fields = json.dumps({"problem": problem, "column": column, "group": None})
     head = f"{problem}; column '{column}'\n{WORKER_MARK}{fields[:-1]}, \"rows\": "
     shown = (f"array(CAST({key} AS STRING), CAST({source} AS STRING))" if key is not None
              else f"CAST({source} AS STRING)")
     message = f"concat({_sql_string(head)}, to_json(array({shown})), {_sql_string('}' + chr(10))})"
-    value = f"try_cast({source} AS {sql_type})"
-    return f"CASE WHEN {source} IS NOT NULL AND {value} IS NULL THEN raise_error({message}) ELSE {value} END"
+    return f"CASE WHEN {source} IS NOT NULL AND ({value}) IS NULL THEN raise_error({message}) ELSE {value} END"
 
 
 def _sql_string(text: str) -> str:
@@ -177,22 +196,30 @@ def checked_int(column: str, source: str, key: Optional[str] = None) -> Column:
     """:func:`checked_int_sql` as a DataFrame column: the column named ``source`` as INT, failing
     the job with an :class:`~spark_assign.errors.InvalidInputError` naming ``column`` (and the
     value of the column named ``key``) for values that are not 32-bit integers."""
+    return _checked(checked_int_sql, column, source, key)
+
+
+def checked_bool(column: str, source: str, key: Optional[str] = None) -> Column:
+    """:func:`checked_bool_sql` as a DataFrame column (see :func:`checked_int`)."""
+    return _checked(checked_bool_sql, column, source, key)
+
+
+def _checked(sql, column: str, source: str, key: Optional[str]) -> Column:
     from . import failures
 
     failures.install()                  # whichever job evaluates it raises the InvalidInputError
-    return F.expr(checked_int_sql(column, _quoted(source), _quoted(key) if key is not None else None))
+    return F.expr(sql(column, _quoted(source), _quoted(key) if key is not None else None))
 
 
 def checked_double(column: str, source: str, key: Optional[str] = None) -> Column:
     """:func:`checked_int` for numbers: the column named ``source`` (text read from a CSV file) as
     DOUBLE, failing the job with an :class:`~spark_assign.errors.InvalidInputError` naming
     ``column`` for a value that is not a number (``'heavy'``)."""
-    from . import failures
+    return _checked(_checked_double_sql, column, source, key)
 
-    failures.install()
-    sql = _checked_sql(column, _quoted(source), _quoted(key) if key is not None else None, "DOUBLE",
-                       f"{column} must be a number")
-    return F.expr(sql)
+
+def _checked_double_sql(column: str, source: str, key: Optional[str] = None) -> str:
+    return _checked_cast_sql(column, source, key, f"{column} must be a number", f"try_cast({source} AS DOUBLE)")
 
 
 def _quoted(name: str) -> str:
@@ -278,9 +305,7 @@ def topics_frame(spark, topics: Any) -> DataFrame:
         present = check_columns(topics, "topics", [
             ("topic", "string", True), ("num_partitions", "int", True),
             ("replica_racks", "array<array<string>>", False), ("group_id", "string", False)])
-        count = (checked_int("num_partitions", "num_partitions", key="topic")
-                 if isinstance(present["num_partitions"], T.LongType) else F.col("num_partitions").cast("int"))
-        cols = [F.col("topic"), count.alias("num_partitions")]
+        cols = [F.col("topic"), _as_int(present, "num_partitions", "topic")]
         if "replica_racks" in present:
             cols.append(F.col("replica_racks"))
         if "group_id" in present:

@@ -14,6 +14,9 @@ again replaces the same definitions, so it is idempotent):
   the same for the load-aware strategies, whose input has a ``partition_weights``
   column, and which take the knobs ``max_count_skew => 2, min_improvement => 0.1``
   (so does ``assign_partitions``);
+* ``assign_replicas(TABLE(t), method => 'striped')``: Kafka's replica placement
+  (``striped``, ``admin-utils``) and the ``sticky`` reassignment, one row per topic
+  carrying its cluster's brokers (:mod:`.sql_replicas`);
 * ``kafka_partition(key, num_partitions)`` and ``kafka_murmur2(key)``: Kafka's
   default partitioner and its hash, byte-exact, vectorized (SQL functions with
   typed parameters over Arrow UDFs registered as ``_spark_assign_kafka_*``).
@@ -44,6 +47,7 @@ from ..errors import InvalidInputError
 from ..progress import progress
 from . import failures
 from .sql_kafka import SQL_FUNCTIONS, udfs
+from .sql_replicas import REPLICA_TABLE_FUNCTIONS
 from .sql_table import TABLE_FUNCTIONS
 
 __all__ = ["register", "TABLE_FUNCTION_NAMES", "SCALAR_FUNCTION_NAMES", "split_statements", "run_script",
@@ -54,7 +58,7 @@ __all__ = ["register", "TABLE_FUNCTION_NAMES", "SCALAR_FUNCTION_NAMES", "split_s
 Procedures = Callable[[Any, str], Optional[Any]]
 
 #: The table functions ``register`` adds.
-TABLE_FUNCTION_NAMES: List[str] = list(TABLE_FUNCTIONS)
+TABLE_FUNCTION_NAMES: List[str] = list(TABLE_FUNCTIONS) + list(REPLICA_TABLE_FUNCTIONS)
 #: The scalar functions ``register`` adds.
 SCALAR_FUNCTION_NAMES: List[str] = list(SQL_FUNCTIONS)
 
@@ -90,7 +94,7 @@ def register(spark: Any, *, arrow: bool = True) -> List[str]:
     else:
         from pyspark.sql.udtf import UserDefinedTableFunction  # type: ignore[assignment]
     eval_type = PythonEvalType.SQL_ARROW_UDTF if arrow else PythonEvalType.SQL_TABLE_UDF
-    for name, handler in TABLE_FUNCTIONS.items():
+    for name, handler in {**TABLE_FUNCTIONS, **REPLICA_TABLE_FUNCTIONS}.items():
         # returnType=None: Spark asks the handler's ``analyze`` for the schema (and the checks).
         function = UserDefinedTableFunction(handler, returnType=None, name=name, evalType=eval_type,
                                             deterministic=True)

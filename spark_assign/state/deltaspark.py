@@ -34,9 +34,10 @@ import pyarrow as pa
 
 from ..errors import CommitConflict, StateTableError
 from ..spark.delta import is_path
+from ..spark.failures import describe
 from .backend import Snapshot, Staged, commit_entry
-from .layout import (ADDED_COLUMNS, FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, in_files,
-                     local_path, missing_columns, spark_ddl, with_added_columns)
+from .damage import damaged_log, log_error
+from .layout import ASSIGNMENTS, FORMAT_VERSION, PARTITION_COLUMN, TableKind, arrow_schema, in_files, local_path
 from .plan import Outcome, outcome_of
 
 __all__ = ["DeltaSparkBackend", "RECENT_COMMITS"]
@@ -76,12 +77,13 @@ class _Latest(NamedTuple):
 
 
 class DeltaSparkBackend:
-    """A state table read and written through delta-spark."""
+    """A state table of ``kind`` read and written through delta-spark."""
 
     engine = "delta-spark"
 
-    def __init__(self, spark, location: str) -> None:
+    def __init__(self, spark, location: str, kind: TableKind = ASSIGNMENTS) -> None:
         self.spark = spark
+        self.kind = kind
         self.location = location
         self.by_path = is_path(location)
         self.conflicts = _conflicts()
@@ -113,7 +115,7 @@ class DeltaSparkBackend:
 
         builder = DeltaTable.createIfNotExists(self.spark)
         builder = builder.location(self.location) if self.by_path else builder.tableName(self.location)
-        (builder.addColumns(from_arrow_schema(arrow_schema()))
+        (builder.addColumns(from_arrow_schema(self.kind.arrow()))
                 .partitionedBy(PARTITION_COLUMN)
                 .comment(description)
                 .property("spark_assign.format", FORMAT_VERSION)
@@ -124,23 +126,39 @@ class DeltaSparkBackend:
         return _Latest(int(row[0]), row[1])
 
     def snapshot(self, version: Optional[int] = None) -> Snapshot:
-        latest = self._latest()
+        try:
+            latest = self._latest()
+        except Exception as e:  # noqa: BLE001 - kept unless the log is damaged (told by its files or Delta's condition)
+            raise self._damaged(e) from None
         if version is not None and not 0 <= version <= latest.version:
             raise StateTableError(f"cannot read the state table {self.location} at version {version}: "
                                   f"its versions are 0 to {latest.version}")
         return Snapshot(latest.version if version is None else version, latest)
 
+    def _damaged(self, error: Exception) -> Exception:
+        """The :class:`StateTableError` for a log Delta could not read: when the log's files show
+        the damage (a local table), or Delta names it with one of its conditions (``DELTA_*``);
+        else ``error`` itself."""
+        condition = describe(error).condition
+        try:
+            root = self.root
+        except Exception:  # noqa: BLE001 - a catalog table whose location cannot be read
+            return error
+        if damaged_log(root) is not None or (condition or "").startswith("DELTA_"):
+            return log_error(root, error, "delta-spark", condition=condition)
+        return error
+
     def check(self, snap: Snapshot) -> None:
         actual = {f.name: f.dataType.simpleString() for f in self._load(snap.version).schema.fields}
-        expected = {n: t for n, t in TABLE_COLUMNS}
+        expected = dict(self.kind.columns)
         bad = sorted(n for n, t in expected.items() if actual.get(n) != t
-                     and not (n in ADDED_COLUMNS and n not in actual))           # an older format lacks those
+                     and not (n in self.kind.added_columns and n not in actual))   # an older format lacks those
         if bad:
-            raise StateTableError(f"{self.location} is not a spark-assign state table: columns {bad} are "
-                                  f"missing or mistyped; expected {spark_ddl()}")
+            raise StateTableError(f"{self.location} is not a spark-assign state table of {self.kind.name}: "
+                                  f"columns {bad} are missing or mistyped; expected {self.kind.ddl()}")
 
     def missing_columns(self, snap: Snapshot) -> List[Tuple[str, str]]:
-        return missing_columns(self._load(snap.version).columns)
+        return self.kind.missing(self._load(snap.version).columns)
 
     def upgrade(self, snap: Snapshot, metadata: Dict[str, object]) -> None:
         """``ALTER TABLE ADD COLUMNS`` in a child session carrying ``metadata`` (a commit's
@@ -159,23 +177,23 @@ class DeltaSparkBackend:
 
     # ------------------------------------------------------------------ reads
 
-    def read(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None, group_id: Optional[str] = None):
+    def read(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None, key: Optional[str] = None):
         from pyspark.sql import functions as F
 
-        rows = with_added_columns(self._load(snap.version))
+        rows = self.kind.complete(self._load(snap.version))
         if commit_versions is not None:
             rows = rows.where(F.col(PARTITION_COLUMN).isin([int(v) for v in commit_versions]))
-        if group_id is not None:
-            rows = rows.where(F.col("group_id") == group_id)
+        if key is not None:
+            rows = rows.where(F.col(self.kind.key) == key)
         return rows
 
-    def read_arrow(self, snap: Snapshot, commit_versions: Sequence[int], group_ids: Sequence[str],
+    def read_arrow(self, snap: Snapshot, commit_versions: Sequence[int], keys: Sequence[str],
                    columns: Sequence[str]) -> pa.Table:
-        """The groups' rows in the ``commit_version`` partitions, collected as Arrow (one scan)."""
+        """The units' rows in the ``commit_version`` partitions, collected as Arrow (one scan)."""
         from pyspark.sql import functions as F
 
-        rows = self.read(snap, commit_versions).where(F.col("group_id").isin(list(group_ids)))
-        types = dict(TABLE_COLUMNS)
+        rows = self.read(snap, commit_versions).where(F.col(self.kind.key).isin(list(keys)))
+        types = dict(self.kind.columns)
         return rows.select(*columns).toArrow().cast(arrow_schema([(c, types[c]) for c in columns]))
 
     # ------------------------------------------------------------------ writes
@@ -183,14 +201,14 @@ class DeltaSparkBackend:
     def stage(self, rows, version: int, num_files: int) -> Staged:
         """Nothing to write ahead: delta-spark writes and commits in one step. Stages the
         DataFrame to write and its :class:`~.plan.Outcome` (one job over the computed rows)."""
-        return Staged(version, in_files(rows, num_files), outcome_of(rows))
+        return Staged(version, in_files(rows, num_files, self.kind), outcome_of(rows, self.kind))
 
     def stage_arrow(self, rows: pa.Table, version: int) -> Staged:
         """Like :meth:`stage`, for rows computed on the driver (an Arrow table): one file, and the
         outcome counted on the driver."""
-        outcome = Outcome()
-        outcome.add_arrow(rows)
-        return Staged(version, in_files(self.spark.createDataFrame(rows, schema=spark_ddl()), 1), outcome)
+        outcome = Outcome.of(self.kind)
+        outcome.add_arrow(rows, self.kind)
+        return Staged(version, in_files(self.spark.createDataFrame(rows, schema=self.kind.ddl()), 1, self.kind), outcome)
 
     def commit(self, snap: Snapshot, staged: Staged, app_id: str, metadata: Dict[str, object]) -> None:
         """Append the staged rows as version ``snap + 1`` with a transaction ``(app_id, version)``."""
@@ -227,7 +245,7 @@ class DeltaSparkBackend:
 
     def delete_before(self, snap: Snapshot, cutoffs, metadata: Dict[str, object]) -> Optional[int]:
         """``MERGE ... WHEN MATCHED THEN DELETE`` of rows with ``generation <= cutoff`` of their
-        group (the cutoffs, one small row per group, collected first)."""
+        unit (the cutoffs, one small row per unit, collected first)."""
         source = cutoffs.toArrow()
         if source.num_rows == 0:
             return None
@@ -235,7 +253,8 @@ class DeltaSparkBackend:
         child = self._child_session(json.dumps({**metadata, "attempt": attempt}))
         try:
             (self._delta(child).alias("t")
-                 .merge(child.createDataFrame(source).alias("s"), "t.group_id = s.group_id AND t.generation <= s.cutoff")
+                 .merge(child.createDataFrame(source).alias("s"),
+                        f"t.{self.kind.key} = s.{self.kind.key} AND t.generation <= s.cutoff")
                  .whenMatchedDelete().execute())
         except self.conflicts as e:
             raise CommitConflict(f"prune: {type(e).__name__}") from e

@@ -35,14 +35,12 @@ import pyarrow.parquet as pq
 
 from ..errors import CommitConflict, InvalidInputError, StateTableError
 from .backend import Snapshot, Staged, commit_entry
-from .layout import (ADDED_COLUMNS, FILE_ORDER, FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema,
-                     in_files, local_path, missing_columns, spark_ddl)
+from .damage import log_error
+from .layout import ASSIGNMENTS, FORMAT_VERSION, PARTITION_COLUMN, TableKind, arrow_schema, in_files, local_path
 from .plan import Outcome
 
 __all__ = ["EmbeddedBackend", "FileMeta"]
 
-#: Columns whose min/max/null counts go into each file's Delta statistics.
-STAT_COLUMNS = ("group_id", "generation", "member_id", "topic", "partition", "status")
 #: What each writing task reports: its file, and (JSON) the file's groups ``{group: [generation, pending]}``
 #: and rows per status, so that the driver needs no extra job for the heads and the summary.
 #: Tasks that look for the driver's marker file: enough to reach every executor of a small cluster.
@@ -54,21 +52,24 @@ class FileMeta(dict):
     """A written file: path (relative to the table), size, mtime (ms), records, stats (JSON)."""
 
 
-def write_task(root: str, version: int, tag: str):
-    """The ``mapInArrow`` function that writes one parquet file per Spark task.
+def write_task(root: str, version: int, tag: str, kind: TableKind = ASSIGNMENTS):
+    """The ``mapInArrow`` function that writes one parquet file per Spark task, of a table of ``kind``
+    (min/max statistics of its ``stat_columns``).
 
     Runs in Python workers (no delta-rs import there: it is not fork-safe).
     """
+    stat_columns = kind.stat_columns
+
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        schema = arrow_schema([c for c in TABLE_COLUMNS if c[0] != PARTITION_COLUMN])
+        schema = arrow_schema([c for c in kind.columns if c[0] != PARTITION_COLUMN])
         rel = f"{PARTITION_COLUMN}={version}/part-{tag}-{uuid.uuid4().hex}.c000.snappy.parquet"
         full = os.path.join(root, rel)
         writer: Optional[pq.ParquetWriter] = None
         records = 0
         mins: Dict[str, object] = {}
         maxs: Dict[str, object] = {}
-        nulls: Dict[str, int] = {c: 0 for c in STAT_COLUMNS}
-        report = Outcome()
+        nulls: Dict[str, int] = {c: 0 for c in stat_columns}
+        report = Outcome.of(kind)
         for batch in batches:
             if batch.num_rows == 0:
                 continue
@@ -78,7 +79,7 @@ def write_task(root: str, version: int, tag: str):
                 writer = pq.ParquetWriter(full, schema, compression="snappy")
             writer.write_table(table)
             records += table.num_rows
-            for c in STAT_COLUMNS:
+            for c in stat_columns:
                 col = table.column(c)
                 nulls[c] += col.null_count
                 mm = pc.min_max(col)
@@ -86,7 +87,7 @@ def write_task(root: str, version: int, tag: str):
                     lo, hi = mm["min"].as_py(), mm["max"].as_py()
                     mins[c] = lo if c not in mins else min(mins[c], lo)
                     maxs[c] = hi if c not in maxs else max(maxs[c], hi)
-            report.add_arrow(table)
+            report.add_arrow(table, kind)
         if writer is None:
             return
         writer.close()
@@ -111,12 +112,13 @@ def executors_see(spark, path: str) -> bool:
 
 
 class EmbeddedBackend:
-    """A state table at a filesystem path, committed with delta-rs (a :class:`~.backend.StateBackend`)."""
+    """A state table of ``kind`` at a filesystem path, committed with delta-rs (a :class:`~.backend.StateBackend`)."""
 
     engine = "embedded"
 
-    def __init__(self, spark, path: str) -> None:
+    def __init__(self, spark, path: str, kind: TableKind = ASSIGNMENTS) -> None:
         self.spark = spark
+        self.kind = kind
         scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]+):", path)
         if scheme and scheme.group(1).lower() != "file" and not os.path.exists(path):
             raise InvalidInputError(
@@ -161,7 +163,7 @@ class EmbeddedBackend:
         self._check_executors_share_root()
         try:
             DeltaTable.create(
-                self.root, arrow_schema(), partition_by=[PARTITION_COLUMN], name=os.path.basename(self.root),
+                self.root, self.kind.arrow(), partition_by=[PARTITION_COLUMN], name=os.path.basename(self.root),
                 description=description, raise_if_key_not_exists=False,
                 configuration={"spark_assign.format": FORMAT_VERSION})
         except DeltaError as e:
@@ -177,22 +179,21 @@ class EmbeddedBackend:
             if version is not None:
                 dt.load_as_version(version)
         except DeltaError as e:
-            raise StateTableError(f"cannot read the state table at {self.root}"
-                                  + (f" at version {version}" if version is not None else "") + f": {e}") from e
+            raise log_error(self.root, e, "delta-rs", version) from None     # one plain sentence, no Rust dump
         return Snapshot(dt.version(), dt)
 
     def check(self, snap: Snapshot) -> None:
         """Refuse foreign schemas and protocols that raw parquet reads would get wrong."""
         dt = snap.handle
-        expected = {f.name: f.type for f in arrow_schema()}
+        expected = {f.name: f.type for f in self.kind.arrow()}
         actual = {f.name: f.type for f in pa.schema(dt.schema().to_arrow())}
-        missing = sorted(set(expected) - set(actual) - set(ADDED_COLUMNS))      # an older format lacks those
+        missing = sorted(set(expected) - set(actual) - set(self.kind.added_columns))   # an older format lacks those
         wrong = sorted(n for n in expected if n in actual and actual[n] != expected[n]
                        and not (pa.types.is_timestamp(actual[n]) and pa.types.is_timestamp(expected[n])))
         if missing or wrong:
             raise StateTableError(
-                f"{self.root} is not a spark-assign state table: missing columns {missing}, "
-                f"mistyped columns {wrong}; expected {spark_ddl()}")
+                f"{self.root} is not a spark-assign state table of {self.kind.name}: missing columns {missing}, "
+                f"mistyped columns {wrong}; expected {self.kind.ddl()}")
         if dt.metadata().partition_columns != [PARTITION_COLUMN]:
             raise StateTableError(f"{self.root} must be partitioned by {PARTITION_COLUMN}, "
                                   f"is partitioned by {dt.metadata().partition_columns}")
@@ -203,7 +204,7 @@ class EmbeddedBackend:
                                   f"{sorted(unsupported)}; open it with delta-spark")
 
     def missing_columns(self, snap: Snapshot) -> List[Tuple[str, str]]:
-        return missing_columns(f.name for f in pa.schema(snap.handle.schema().to_arrow()))
+        return self.kind.missing(f.name for f in pa.schema(snap.handle.schema().to_arrow()))
 
     def upgrade(self, snap: Snapshot, metadata: Dict[str, object]) -> None:
         """``ALTER TABLE ADD COLUMNS`` through delta-rs, as exactly version ``snap + 1``."""
@@ -222,37 +223,37 @@ class EmbeddedBackend:
     # ------------------------------------------------------------------ reads
 
     def read(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None,
-             group_id: Optional[str] = None):
+             key: Optional[str] = None):
         """Rows of snapshot ``snap`` as a Spark DataFrame: all of them, those of some
-        ``commit_version`` partitions, or (pruned by file statistics) one group's."""
+        ``commit_version`` partitions, or (pruned by file statistics) one unit's."""
         self._check_executors_share_root()
-        uris = self._files(snap, commit_versions, group_id)
+        uris = self._files(snap, commit_versions, key)
+        ddl = self.kind.ddl()
         if not uris:
-            rows = self.spark.createDataFrame([], spark_ddl())
+            rows = self.spark.createDataFrame([], ddl)
         else:
-            rows = (self.spark.read.schema(spark_ddl()).option("basePath", self.root).parquet(*uris)
-                    .select(*[n for n, _ in TABLE_COLUMNS]))
-        return rows if group_id is None else rows.where(rows.group_id == group_id)
+            rows = self.spark.read.schema(ddl).option("basePath", self.root).parquet(*uris).select(*self.kind.names)
+        return rows if key is None else rows.where(rows[self.kind.key] == key)
 
-    def read_arrow(self, snap: Snapshot, commit_versions: Sequence[int], group_ids: Sequence[str],
+    def read_arrow(self, snap: Snapshot, commit_versions: Sequence[int], keys: Sequence[str],
                    columns: Sequence[str]) -> pa.Table:
-        """``columns`` of the rows of the groups ``group_ids`` in some ``commit_version`` partitions,
-        read by the driver with pyarrow (no Spark job): for the few groups of a small rebalance."""
+        """``columns`` of the rows of the units ``keys`` in some ``commit_version`` partitions,
+        read by the driver with pyarrow (no Spark job): for the few units of a small rebalance."""
         import pyarrow.dataset as ds
 
         uris = self._files(snap, commit_versions)
-        schema = arrow_schema([c for c in TABLE_COLUMNS if c[0] in columns])
+        schema = arrow_schema([c for c in self.kind.columns if c[0] in columns])
         if not uris:
             return schema.empty_table()
         rows = ds.dataset(uris, format="parquet", schema=schema)
-        return rows.to_table(columns=list(columns), filter=ds.field("group_id").isin(list(group_ids)))
+        return rows.to_table(columns=list(columns), filter=ds.field(self.kind.key).isin(list(keys)))
 
     def _files(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None,
-               group_id: Optional[str] = None) -> List[str]:
+               key: Optional[str] = None) -> List[str]:
         """The data files of ``snap``: all, those of some ``commit_version`` partitions, and (by
-        their statistics) those that can hold ``group_id``."""
+        their statistics) those that can hold the unit ``key``."""
         dt = snap.handle
-        if commit_versions is None and group_id is None:
+        if commit_versions is None and key is None:
             return dt.file_uris()
         actions = pa.table(dt.get_add_actions(flatten=True))
         keep = [True] * actions.num_rows
@@ -260,10 +261,11 @@ class EmbeddedBackend:
             wanted = {str(v) for v in commit_versions}
             parts = actions.column(f"partition.{PARTITION_COLUMN}").to_pylist()
             keep = [k and str(v) in wanted for k, v in zip(keep, parts)]
-        if group_id is not None and "min.group_id" in actions.column_names:
-            lows = actions.column("min.group_id").to_pylist()
-            highs = actions.column("max.group_id").to_pylist()
-            keep = [k and (lo is None or hi is None or lo <= group_id <= hi)
+        name = self.kind.key
+        if key is not None and f"min.{name}" in actions.column_names:
+            lows = actions.column(f"min.{name}").to_pylist()
+            highs = actions.column(f"max.{name}").to_pylist()
+            keep = [k and (lo is None or hi is None or lo <= key <= hi)
                     for k, lo, hi in zip(keep, lows, highs)]
         return [self._uri(p) for p, k in zip(actions.column("path").to_pylist(), keep) if k]
 
@@ -277,20 +279,20 @@ class EmbeddedBackend:
         the tasks also report what the files hold (:class:`~.plan.Outcome`)."""
         self._check_executors_share_root()
         tag = uuid.uuid4().hex[:8]
-        metas = in_files(rows, num_files).mapInArrow(write_task(self.root, version, tag), FILE_META_DDL).collect()
+        writer = write_task(self.root, version, tag, self.kind)
+        metas = in_files(rows, num_files, self.kind).mapInArrow(writer, FILE_META_DDL).collect()
         return self._staged(version, [m.asDict() for m in metas])
 
     def stage_arrow(self, rows: pa.Table, version: int) -> Staged:
         """Write ``rows`` (computed on the driver) as one data file of ``commit_version=version``,
         from the driver, with the same writer as :meth:`stage`'s tasks."""
-        rows = rows.sort_by([(c, "ascending") for c in FILE_ORDER])
-        metas = write_task(self.root, version, uuid.uuid4().hex[:8])(iter(rows.to_batches()))
+        rows = rows.sort_by([(c, "ascending") for c in self.kind.file_order])
+        metas = write_task(self.root, version, uuid.uuid4().hex[:8], self.kind)(iter(rows.to_batches()))
         return self._staged(version, [m for batch in metas for m in batch.to_pylist()])
 
-    @staticmethod
-    def _staged(version: int, metas: List[dict]) -> Staged:
+    def _staged(self, version: int, metas: List[dict]) -> Staged:
         """The files the writers report, and the :class:`~.plan.Outcome` they hold together."""
-        outcome = Outcome()
+        outcome = Outcome.of(self.kind)
         files = []
         for meta in metas:
             outcome.add_json(meta.pop("groups"), meta.pop("statuses"))
@@ -331,10 +333,10 @@ class EmbeddedBackend:
                 pass
 
     def delete_before(self, snap: Snapshot, cutoffs, metadata: Dict[str, object]) -> Optional[int]:
-        """Delete rows with ``generation <= cutoff`` of their group, as version ``snap + 1`` exactly.
+        """Delete rows with ``generation <= cutoff`` of their unit, as version ``snap + 1`` exactly.
 
-        ``cutoffs`` is a Spark DataFrame ``(group_id, cutoff)``: one small row
-        per group to prune, brought to the driver as Arrow for delta-rs's
+        ``cutoffs`` is a Spark DataFrame (the kind's key, ``cutoff``): one small row
+        per unit to prune, brought to the driver as Arrow for delta-rs's
         MERGE, which rewrites the affected files within their partitions.
         """
         from deltalake import CommitProperties
@@ -347,7 +349,8 @@ class EmbeddedBackend:
             k: v if isinstance(v, str) else json.dumps(v) for k, v in metadata.items()})
         dt = snap.handle
         try:
-            (dt.merge(source, predicate="t.group_id = s.group_id AND t.generation <= s.cutoff",
+            key = self.kind.key
+            (dt.merge(source, predicate=f"t.{key} = s.{key} AND t.generation <= s.cutoff",
                       source_alias="s", target_alias="t", commit_properties=props)
                .when_matched_delete().execute())
         except CommitFailedError as e:

@@ -28,6 +28,7 @@ re-planned never reaches the engine's own check.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Dict, List, Sequence, Set, Tuple, Union
 
 import numpy as np
@@ -169,20 +170,20 @@ def without_groups(rows: Union[pa.Table, DataFrame], p: Plan, ids: Sequence[str]
     return _without(rows, ids)
 
 
-def load_counts(for_load: List[str], settled: List[str]) -> Dict[str, int]:
+def load_counts(for_load: Sequence[str], settled: Sequence[str]) -> Dict[str, int]:
     """The summary's load counts (none without load re-plans): groups re-planned for their load, and
     of those, groups whose re-plan moved nothing (not committed)."""
     return {"groups_replanned_for_load": len(for_load), "groups_replanned_unmoved": len(settled)} if for_load else {}
 
 
-def settle(computed: Union[pa.Table, DataFrame], todo: Plan,
-            for_load: List[str]) -> Tuple[Union[pa.Table, DataFrame], Plan, List[str]]:
-    """``computed`` and ``todo`` without the groups re-planned for load whose re-plan moved nothing
-    (:func:`.load.unmoved`): they get no new generation. Returns those groups too."""
-    settled = unmoved(computed, set(for_load), todo)
+def settle(computed: Union[pa.Table, DataFrame], todo: Plan) -> Tuple[Union[pa.Table, DataFrame], Plan, Dict[str, int]]:
+    """``computed`` and ``todo`` without the groups re-planned for load (``todo.replanned``) whose
+    re-plan moved nothing (:func:`.load.unmoved`): they get no new generation. Returns the
+    summary's load counts too (:func:`load_counts`)."""
+    settled = unmoved(computed, set(todo.replanned), todo)
+    counts = load_counts(todo.replanned, settled)
     if not settled:
-        return computed, todo, []
+        return computed, todo, counts
     gone = set(settled)
     kept = {g: c for g, c in todo.changed.items() if g not in gone}
-    return without_groups(computed, todo, settled), Plan(todo.groups, kept, todo.missing_groups,
-                                                         todo.missing_topics), settled
+    return without_groups(computed, todo, settled), replace(todo, changed=kept), counts

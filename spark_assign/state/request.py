@@ -10,8 +10,8 @@ from pyspark.sql import functions as F
 
 from ..core.model import check_topics
 from ..core.weights import DEFAULT_MIN_IMPROVEMENT
-from ..errors import InvalidInputError
 from ..spark.inputs import load_knobs, spark_strategy, subscription_columns, topics_frame, weights_frame
+from .generations import check_loop_arguments
 from .load import fingerprint_key
 
 __all__ = ["Request", "make_request", "Topics"]
@@ -59,12 +59,7 @@ def make_request(spark, subscriptions: DataFrame, topics: Topics, strategy: str,
     argument or column."""
     chosen = spark_strategy(strategy, weights_given=weights is not None)
     options = load_knobs(max_count_skew, min_improvement)
-    if not isinstance(force, bool):
-        raise InvalidInputError(f"force must be True or False, got {force!r}", column="force")
-    for name, value in (("max_attempts", max_attempts), ("num_files", num_files)):
-        if (name == "max_attempts" or value is not None) and \
-                (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-            raise InvalidInputError(f"{name} must be a positive integer, got {value!r}", column=name)
+    check_loop_arguments(num_files, max_attempts, force)
     if "group_id" not in subscriptions.columns:
         subscriptions = subscriptions.withColumn("group_id", F.lit("default"))
     subscription_columns(subscriptions)                         # schema check

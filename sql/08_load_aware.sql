@@ -1,4 +1,4 @@
--- spark-assign SQL, step 7: balance load (consumer lag), not partition counts.
+-- spark-assign SQL, step 8: balance load (consumer lag), not partition counts.
 --
 -- Kafka's strategies balance how many partitions each member gets. When partitions carry
 -- different load, load-aware balances a weight per partition instead (lag, bytes/s, any
