@@ -13,7 +13,7 @@ fleet of small groups costs a few slices each.
 
 Invariants of a batch (the wire is sorted by ``group_id, kind``): a group's
 rows are contiguous, subscriptions (kind 0) before previous-generation rows
-(kind 1) before replica racks (kind 2). Within a group, members are indexed
+(kind 1) before replica racks (kind 2) before weights (kind 3). Within a group, members are indexed
 in order of first appearance among the subscription rows; topics likewise,
 followed by topics that only the latest previous generation mentions (in
 their order of appearance, with count -1).
@@ -28,13 +28,14 @@ import pyarrow as pa
 
 from ..core import GroupInput
 from ..core.keys import run_positions
+from ..core.weights import NULL_PARTITION, weights_from_rows
 from ..errors import InvalidInputError
-from .wire import KIND_PREVIOUS, KIND_RACKS
+from .wire import KIND_PREVIOUS, KIND_RACKS, KIND_WEIGHTS
 
 __all__ = ["WireBatch", "GroupRows", "MISSING"]
 
-#: Stands for a null in the int64 columns of a :class:`WireBatch`.
-MISSING = np.iinfo(np.int64).min
+#: Stands for a null in the int64 columns of a :class:`WireBatch` (the engine's null partition).
+MISSING = NULL_PARTITION
 
 
 def _codes(array: pa.Array) -> Tuple[np.ndarray, List[Optional[str]]]:
@@ -82,7 +83,8 @@ class WireBatch:
     members are global member indexes ``member_off[s]:member_off[s + 1]``, its
     topics ``topic_off[s]:...``, and likewise for its subscription pairs
     (``pair_off``), claims from ``owned_partitions`` (``claim_off``), rows of
-    the latest previous generation (``kept_off``) and replica racks (``rack_off``).
+    the latest previous generation (``kept_off``), replica racks (``rack_off``) and
+    weights (``weight_off``; ``weight_topic`` group-local, -1 for a topic the group lacks).
     """
 
     def __init__(self, batch: pa.RecordBatch) -> None:
@@ -106,6 +108,10 @@ class WireBatch:
         self.owned_offsets = np.asarray(owned.offsets, dtype=np.int64)
         self.owned_values = _ints(owned.values)
         self.replica_racks = col("replica_racks") if "replica_racks" in names else None
+        weight = col("weight") if "weight" in names else pa.nulls(self.n, pa.float64())
+        self.weight_null = np.asarray(weight.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+        self.weight = np.asarray(weight.cast(pa.float64()).fill_null(0.0).to_numpy(zero_copy_only=False),
+                                 dtype=np.float64)
         self._index()
 
     # ------------------------------------------------------------------ indexing, once per batch
@@ -116,8 +122,8 @@ class WireBatch:
             if n else np.zeros(1, dtype=np.int64)
         G = len(self.starts) - 1
         seg = np.repeat(np.arange(G, dtype=np.int64), np.diff(self.starts))
-        is_prev, is_rack = self.kind == KIND_PREVIOUS, self.kind == KIND_RACKS
-        is_sub = ~(is_prev | is_rack)
+        is_prev, is_rack, is_weight = self.kind == KIND_PREVIOUS, self.kind == KIND_RACKS, self.kind == KIND_WEIGHTS
+        is_sub = ~(is_prev | is_rack | is_weight)
         sub = np.flatnonzero(is_sub)
         self.first_is_subscription = is_sub[self.starts[:-1]] if n else np.zeros(0, dtype=bool)
         # Members: (group, member) keys in order of first appearance; null members share key 0 of a group.
@@ -140,7 +146,8 @@ class WireBatch:
         pairs = sub[self.topic[sub] >= 0]
         trows = np.concatenate([pairs, kept])
         trows = trows[np.argsort(seg[trows], kind="stable")]
-        _, t_of_trow, first = _first_appearance(seg[trows] * (len(self.topic_names) + 1) + self.topic[trows])
+        width_t = len(self.topic_names) + 1
+        tkeys, t_of_trow, first = _first_appearance(seg[trows] * width_t + self.topic[trows])
         topic_first_row = trows[first]
         self.topic_off = _segments(seg[topic_first_row], G)
         self.topic_code = self.topic[topic_first_row]
@@ -172,6 +179,11 @@ class WireBatch:
         self.kept_member = np.where((owner >= 0) & (m >= 0), m - self.member_off[seg[kept]], -1)
         racks = np.flatnonzero(is_rack & (self.topic >= 0))
         self.rack_rows, self.rack_off = racks, _segments(seg[racks], G)
+        weights = np.flatnonzero(is_weight)
+        self.weight_rows, self.weight_off = weights, _segments(seg[weights], G)
+        t = _lookup(tkeys, seg[weights] * width_t + self.topic[weights])
+        self.weight_topic = np.where((t >= 0) & (self.topic[weights] >= 0), t - self.topic_off[seg[weights]], -1)
+        self.weight_topic_null = self.topic[weights] < 0
         self.revoked = self.status_names.index("revoked") if "revoked" in self.status_names else -2
 
     def _check_rows(self, sub: np.ndarray, member_of: np.ndarray) -> None:
@@ -257,6 +269,7 @@ class GroupRows:
             racks=b.name(b.rack[first_rows], b.rack_names),
             partition_racks=racks or None,
         )
+        self.weights = self._weights(b, s, ts, te)
         latest = self._previous(b, s) if b.prev_count[s] else 0
         self.spec.claim_member, self.spec.claim_topic, self.spec.claim_partition = self.claims
         self.spec.generations = self.generations
@@ -282,6 +295,22 @@ class GroupRows:
                                      column="topic", rows=[b.topic_name(i)], group=group)
         return InvalidInputError("negative partition count", column="num_partitions",
                                  rows=[(b.topic_name(i), int(b.num_partitions[i]))], group=group)
+
+    def _weights(self, b: WireBatch, s: int, ts: int, te: int) -> Optional[Dict[str, np.ndarray]]:
+        """The group's weight rows as the engine's ``weights`` option (None: the group has none),
+        checked by :func:`~spark_assign.core.weights.weights_from_rows`. Rows of topics the
+        group does not subscribe to are ignored; a row without a topic is an error."""
+        lo, hi = int(b.weight_off[s]), int(b.weight_off[s + 1])
+        if lo == hi:
+            return None
+        rows = b.weight_rows[lo:hi]
+        if b.weight_topic_null[lo:hi].any():
+            i = int(rows[np.flatnonzero(b.weight_topic_null[lo:hi])[0]])
+            raise InvalidInputError("a weights row has a null topic", column="topic",
+                                    rows=[(None, _or_none(b.partition[i]), None if b.weight_null[i] else
+                                           float(b.weight[i]))], group=self.group_id)
+        return weights_from_rows(self.topic_names, b.topic_count[ts:te], b.weight_topic[lo:hi],
+                                 b.partition[rows], b.weight[rows], b.weight_null[rows])
 
     def _previous(self, b: WireBatch, s: int) -> int:
         """Claims from the latest previous generation, prior owners and pending transfers.
@@ -328,6 +357,11 @@ class GroupRows:
             for k in np.flatnonzero(np.bincount(m[claim], minlength=len(self.member_ids))).tolist():
                 self.generations[k] = latest
         return latest
+
+
+def _or_none(value: int) -> Optional[int]:
+    """An int column's value, None for a null (``MISSING``)."""
+    return None if value == MISSING else int(value)
 
 
 def _first_row_of(b: WireBatch, start: int, i: int) -> int:

@@ -10,17 +10,20 @@ and arrays) or on the way out (names are Arrow dictionaries, numbers NumPy
 arrays).
 
 Row kinds on the wire (``kind`` column): subscriptions (0), previous
-assignment rows (1) and topic replica racks (2); see :mod:`.wire`.
+assignment rows (1), topic replica racks (2) and partition weights (3); see
+:mod:`.wire`. Engine options (the load-aware knobs) come with the call; a
+group's weights come with its rows.
 """
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Mapping, Optional
 
 import numpy as np
 import pyarrow as pa
 
-from ..core import STATUS_NAMES, assign_group
+from ..core import STATUS_NAMES, assign_group, get_strategy
+from ..core.weights import dense_weights
 from ..errors import InvalidInputError
 from .group_rows import GroupRows, WireBatch
 from .wire import result_arrow_schema
@@ -35,7 +38,7 @@ class _Output:
         self.names: List[str] = []
         self.parts: Dict[str, List[np.ndarray]] = {k: [] for k in
                                                    ("group", "generation", "member", "topic", "partition",
-                                                    "previous", "status", "instance")}
+                                                    "previous", "status", "instance", "weight")}
         self.groups: List[object] = []
         self.instances: List[Optional[str]] = []
 
@@ -66,8 +69,9 @@ class _Output:
         base_i = len(self.instances)
         self.instances.extend(g.instance_ids)
         p["instance"].append(np.where(result.owner >= 0, base_i + result.owner, -1))
+        p["weight"].append(dense_weights(g, rows.weights, checked=True))     # rows are in pid order
 
-    def batch(self, with_instance: bool = False) -> Optional[pa.RecordBatch]:
+    def batch(self, with_instance: bool = False, with_weight: bool = False) -> Optional[pa.RecordBatch]:
         if not self.parts["group"]:
             return None
         cat = {k: np.concatenate(v) for k, v in self.parts.items()}
@@ -89,16 +93,22 @@ class _Output:
         ]
         if with_instance:
             columns.append(strings(cat["instance"], pa.array(self.instances, type=pa.string())))
-        return pa.RecordBatch.from_arrays(columns, schema=result_arrow_schema(with_instance))
+        if with_weight:
+            columns.append(pa.array(cat["weight"], type=pa.float64()))
+        return pa.RecordBatch.from_arrays(columns, schema=result_arrow_schema(with_instance, with_weight))
 
 
 def assign_batches(batches: Iterator[pa.RecordBatch], strategy: str, group_column: bool = True,
-                   with_instance: bool = False) -> Iterator[pa.RecordBatch]:
+                   with_instance: bool = False, options: Optional[Mapping[str, Any]] = None,
+                   with_weight: bool = False) -> Iterator[pa.RecordBatch]:
     """Assign every group in ``batches`` (sorted by group; a group may span batches).
 
     ``group_column``: the input had a ``group_id`` column, so a null one is an error.
     ``with_instance``: add each owner's ``group_instance_id`` (for the state table).
+    ``options``: engine options for every group (the load-aware knobs; each group's
+    ``weights`` come from its weight rows). ``with_weight``: add each partition's ``weight``.
     """
+    options = dict(options or {})
     pending: List[pa.RecordBatch] = []        # the rows so far of a group that may continue
     for batch in batches:
         if batch.num_rows == 0:
@@ -109,40 +119,44 @@ def assign_batches(batches: Iterator[pa.RecordBatch], strategy: str, group_colum
         out = _Output()
         if pending:
             if c.group_name(0) != pending[0].column("group_id")[0].as_py():
-                _assign_rows(pending, strategy, out, group_column)
+                _assign_rows(pending, strategy, out, group_column, options)
                 pending = []
             elif groups == 1:                     # the whole batch continues the pending group
                 pending.append(batch)
                 continue
             else:
-                _assign_rows(pending + [batch.slice(0, int(c.starts[1]))], strategy, out, group_column)
+                _assign_rows(pending + [batch.slice(0, int(c.starts[1]))], strategy, out, group_column, options)
                 pending = []
                 first = 1
         for s in range(first, groups - 1):
-            _assign_one(c, s, strategy, out, group_column)
+            _assign_one(c, s, strategy, out, group_column, options)
         pending = [batch.slice(int(c.starts[-2]))]   # the last group may continue in the next batch
-        done = out.batch(with_instance)
+        done = out.batch(with_instance, with_weight)
         if done is not None:
             yield done
     if pending:
         out = _Output()
-        _assign_rows(pending, strategy, out, group_column)
-        done = out.batch(with_instance)
+        _assign_rows(pending, strategy, out, group_column, options)
+        done = out.batch(with_instance, with_weight)
         if done is not None:
             yield done
 
 
-def _assign_rows(parts: List[pa.RecordBatch], strategy: str, out: _Output, group_column: bool) -> None:
+def _assign_rows(parts: List[pa.RecordBatch], strategy: str, out: _Output, group_column: bool,
+                 options: Dict[str, Any]) -> None:
     """Assign one group whose rows are spread over ``parts``."""
     batch = parts[0] if len(parts) == 1 else pa.Table.from_batches(parts).combine_chunks().to_batches()[0]
-    _assign_one(WireBatch(batch), 0, strategy, out, group_column)
+    _assign_one(WireBatch(batch), 0, strategy, out, group_column, options)
 
 
-def _assign_one(c: WireBatch, s: int, strategy: str, out: _Output, group_column: bool) -> None:
+def _assign_one(c: WireBatch, s: int, strategy: str, out: _Output, group_column: bool,
+                options: Dict[str, Any]) -> None:
     """Assign group ``s`` of ``c``."""
     try:
         rows = GroupRows(c, s, group_column)
-        result = assign_group(rows.spec, strategy)
+        # Only a weighted strategy reads the weights (weights_from_rows has checked them).
+        weighed = rows.weights is not None and get_strategy(strategy).weighted
+        result = assign_group(rows.spec, strategy, **options, **({"weights": rows.weights} if weighed else {}))
     except InvalidInputError as e:       # to the driver as data (see .failures)
         raise e.in_group(c.group_name(int(c.starts[s]))).for_driver() from None
     out.add(rows, result)

@@ -17,7 +17,7 @@ from spark_assign.spark.wire import WIRE_COLUMNS
 from spark_assign.spark.worker import assign_batches
 
 _TYPES = {"string": pa.string(), "tinyint": pa.int8(), "int": pa.int32(), "array<int>": pa.list_(pa.int32()),
-          "array<array<string>>": pa.list_(pa.list_(pa.string()))}
+          "array<array<string>>": pa.list_(pa.list_(pa.string())), "double": pa.float64()}
 SCHEMA = pa.schema([pa.field(n, _TYPES[t]) for n, t in WIRE_COLUMNS])
 TOPICS = {"t0": 4, "t1": 3, "t2": 5}
 
@@ -33,9 +33,13 @@ def prev(group, member, topic, partition, generation, status="kept", instance=No
                 generation=generation, status=status, group_instance_id=instance)
 
 
-def run(rows, strategy="sticky", batch_rows=10_000):
+def weight(group, topic, partition, value):
+    return dict(group_id=group, kind=3, topic=topic, partition=partition, weight=value)
+
+
+def run(rows, strategy="sticky", batch_rows=10_000, **kwargs):
     table = pa.Table.from_pydict({n: [r.get(n) for r in rows] for n, _ in WIRE_COLUMNS}, schema=SCHEMA)
-    out = list(assign_batches(iter(table.to_batches(max_chunksize=batch_rows)), strategy))
+    out = list(assign_batches(iter(table.to_batches(max_chunksize=batch_rows)), strategy, **kwargs))
     return pa.Table.from_batches(out).to_pylist() if out else []
 
 
@@ -137,3 +141,23 @@ def test_the_optional_nested_columns_may_be_absent_from_the_wire():
     got = [pa.Table.from_batches(list(assign_batches(iter(t.to_batches()), "sticky"))).to_pylist()
            for t in (full, narrow)]
     assert got[0] == got[1] and len(got[0]) == sum(TOPICS.values())
+
+
+@pytest.mark.parametrize("batch_rows", [2, 5, 10_000])
+def test_weight_rows_are_weights_not_subscriptions(batch_rows):
+    """Kind-3 rows carry a group's weights, across batch splits, and never count as subscriptions."""
+    rng = random.Random(3)
+    rows, expected = [], {}
+    for g in range(6):
+        group = f"g{g}"
+        members = [Member(f"c{i}", topics=sorted(TOPICS)) for i in range(rng.randint(1, 4))]
+        rows += [sub(group, m.member_id, t) for m in members for t in m.topics]
+        lag = {t: [float(rng.randint(0, 100)) for _ in range(n)] for t, n in TOPICS.items()}
+        rows += [weight(group, t, p, w) for t, ws in lag.items() for p, w in enumerate(ws)]
+        expected[group] = (assign(members, TOPICS, "load-aware", weights=lag), lag)
+    out = run(rows, "load-aware", batch_rows, with_weight=True)
+    assert len(out) == len(expected) * sum(TOPICS.values())
+    for group, (result, lag) in expected.items():
+        want = {tp: m for m, tps in result.assignment.items() for tp in tps}
+        assert owners(out, group) == want, group
+        assert all(r["weight"] == lag[r["topic"]][r["partition"]] for r in out if r["group_id"] == group)
