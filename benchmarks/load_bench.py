@@ -2,6 +2,7 @@
 
     python benchmarks/load_bench.py            # 200 members, 20 topics x 500 partitions, 50 generations
     python benchmarks/load_bench.py --quick    # 40 members, 5 x 200, 12 generations (smoke run)
+    python benchmarks/load_bench.py --spark    # only the Spark fleet (10,000 groups), into the same results
 
 Simulation (per strategy, each on its own history): weights are Zipf-distributed lag (s=1.5,
 capped at 200 units so no single partition outweighs a member's mean load), drifting by a 5% log-normal step per generation; from generation 10 one consumer stalls and the
@@ -15,6 +16,14 @@ weight moved per generation (mean, generation 0 excluded). Targets (issue 14): l
 imbalance (max/mean - 1, median) at most 1/3 of sticky's; at least 5x fewer moves than
 lag-based, with imbalance no worse. Speed: 1M partitions (500 x 2,000, Zipf weights), 2,000
 members, fresh, against one ``numpy.lexsort`` of the 1M (topic, partition) rows in the same run.
+
+Spark (``--spark``): a fleet of 10,000 groups (4 members, 3 topics x 6 partitions, each group its
+own Zipf lag: 180,000 weight rows made by Spark) through ``DataFrame.assign_partitions`` in one
+local[2] session, side by side: ``sticky`` without weights, ``load-aware`` with them, fresh and
+as a rebalance (one member left each group, the lag drifted, previous = the fresh result); every
+job writes to Spark's ``noop`` sink, cases interleaved, median of ``--repeat`` runs. Target
+(issue 14): load-aware within 1.5x of sticky. Its rows replace ``spark fleet`` in load.json
+(the simulation's results are kept).
 
 Writes benchmarks/results/load.json (load-quick.json for --quick) and prints a table.
 """
@@ -98,10 +107,75 @@ def speed(topics: int, partitions: int, members: int, repeat: int) -> List[Dict[
     return rows
 
 
+def spark_fleet(groups: int, members: int, topics: int, partitions: int, repeat: int) -> List[Dict[str, object]]:
+    """``sticky`` against ``load-aware`` over one fleet through Spark (see the module docstring)."""
+    import os
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    import spark_assign  # noqa: F401  (adds DataFrame.assign_partitions)
+    from fleet_bench import subscriptions, timed as spark_timed
+    from pyspark.sql import functions as F
+
+    from spark_assign import local_session
+
+    spark = local_session(**{"spark.sql.shuffle.partitions": "4", "spark.driver.memory": "6g"})
+    topic_map = {f"t{i:03d}": partitions for i in range(topics)}
+    parts = spark.createDataFrame([(n, p) for n in topic_map for p in range(partitions)], "topic string, partition int")
+
+    def measure(n_groups: int, n: int) -> Dict[str, float]:
+        subs = subscriptions(spark, n_groups, members, topics).cache()
+        g = spark.range(n_groups).select(F.format_string("g%06d", "id").alias("group_id"))
+        u = F.rand(1) * 0.999 + 0.001                      # Zipf-like lag per group and partition, capped
+        weights = g.crossJoin(parts).withColumn("weight", F.least(F.floor(F.pow(u, F.lit(-2.0))), F.lit(200.0)))
+        weights = weights.cache()
+        drifted = weights.withColumn("weight", F.col("weight") * F.exp(F.randn(2) * 0.05)).cache()
+        previous = subs.assign_partitions("load-aware", topics=topic_map, weights=weights).drop("weight").cache()
+        for df in (subs, weights, drifted, previous):
+            df.count()
+        leaving = subs.where("member_id != 'm0000'")
+        jobs = {
+            "sticky fresh": lambda: subs.assign_partitions("sticky", topics=topic_map),
+            "load-aware fresh": lambda: subs.assign_partitions("load-aware", topics=topic_map, weights=weights),
+            "sticky rebalance": lambda: leaving.assign_partitions("sticky", topics=topic_map, previous=previous),
+            "load-aware rebalance": lambda: leaving.assign_partitions("load-aware", topics=topic_map,
+                                                                      weights=drifted, previous=previous),
+        }
+        times: Dict[str, List[float]] = {k: [] for k in jobs}
+        for _ in range(n):                     # interleaved: the machine's load hits every case alike
+            for name, make in jobs.items():
+                times[name].append(spark_timed(make, 1))
+        for df in (subs, weights, drifted, previous):
+            df.unpersist()
+        return {k: statistics.median(v) for k, v in times.items()}
+
+    measure(200, 1)                            # warm-up: JIT and Python workers, untimed
+    times = measure(groups, repeat)
+    size = f"{groups:,} groups x {members} members x {topics}x{partitions}"
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    rows: List[Dict[str, object]] = []
+    for kind in ("fresh", "rebalance"):
+        base, ours = times[f"sticky {kind}"], times[f"load-aware {kind}"]
+        rows.append({"case": f"sticky {kind}", "size": size, "seconds": base, "ratio": 1.0})
+        rows.append({"case": f"load-aware {kind}", "size": size, "seconds": ours, "ratio": ours / base,
+                     "target <= 1.5x": "met" if ours <= 1.5 * base else "missed", "load average": load})
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    parser.add_argument("--spark", action="store_true", help="only the Spark fleet of 10,000 groups")
+    parser.add_argument("--groups", type=int, default=10_000, help="groups of the Spark fleet")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per Spark case (median)")
     args = parser.parse_args()
+    if args.spark:
+        path = RESULTS / "load.json"
+        report = json.loads(path.read_text()) if path.exists() else {"machine": machine()}
+        report["spark fleet"] = spark_fleet(args.groups, 4, 3, 6, args.repeat)
+        path.write_text(json.dumps(report, indent=2) + "\n")
+        for r in report["spark fleet"]:
+            print(r)
+        return
     if args.quick:
         sim = dict(members=40, topics=5, partitions=200, generations=12)
         size, repeat = (50, 2000, 200), 1

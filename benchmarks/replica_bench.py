@@ -100,7 +100,7 @@ def speed_rows(partitions: int, brokers: int, repeat: int) -> List[Dict[str, obj
         {"case": "admin-utils, no racks", "size": size, "seconds": t_admin, "vs lexsort": t_admin / base},
         {"case": "admin-utils, 10 racks", "size": size, "seconds": t_admin_racks, "vs lexsort": t_admin_racks / base},
         {"case": "striped, 10 racks", "size": size, "seconds": t_striped, "vs lexsort": t_striped / base,
-         "note": "KRaft's placer runs partition by partition (one run)"},
+         "note": "stretches between reshuffles as arrays (one run)"},
         {"case": "sticky, 1 broker joins", "size": size, "seconds": t_sticky, "vs lexsort": t_sticky / base,
          "note": f"{moved.replicas_moved:,} moved (bound {moved.lower_bound:,}), "
                  f"{moved.leaders_changed:,} leaders changed"},

@@ -25,6 +25,16 @@ The model, per group:
 * then ``partition_growth`` partitions are added to random topics (the topics
   are shared by the whole fleet, and Kafka topics only grow).
 
+With ``lag="zipf"`` partitions also carry a load, the consumer lag that
+:class:`LagModel` draws and drifts generation after generation (for the
+load-aware strategies, docs/load-aware.md): Zipf-distributed (``lag_skew``),
+drifting by a log-normal step (``lag_drift``); from generation
+``hot_partition_at`` one partition per group is hot (``hot_factor`` mean
+weights); from generation ``stall_at`` one member per group stalls, and the lag
+of every partition it owns grows (``stall_growth`` times the partition's own lag
+per generation, so it depends on the previous assignment; moved away, the extra
+lag drains by half per generation).
+
 Subscriptions never change: with ``subscription="uniform"`` every member
 subscribes to every topic; with ``"mixed"`` each member subscribes to a random
 non-empty subset. With ``racks=R``, the ``k``-th member created in a group
@@ -42,10 +52,16 @@ from typing import Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 from .errors import InvalidInputError
 
-__all__ = ["Scenario", "ScenarioMember", "Event", "Generation", "generate", "SUBSCRIPTION_MODES"]
+__all__ = ["Scenario", "ScenarioMember", "Event", "Generation", "generate", "SUBSCRIPTION_MODES", "LAG_MODES",
+           "LagModel"]
 
 #: Values of :attr:`Scenario.subscription`.
 SUBSCRIPTION_MODES = ("uniform", "mixed")
+#: Values of :attr:`Scenario.lag`: no weights, or Zipf-distributed lag per partition.
+LAG_MODES = ("none", "zipf")
+#: Zipf draws are capped at this many units (a partition heavier than a member's share would
+#: make load balance a matter of that one partition).
+LAG_CAP = 200
 
 #: Replicas per partition when racks are modelled.
 REPLICAS = 3
@@ -64,6 +80,11 @@ class Scenario:
     * ``static_share``: the share of members with a ``group_instance_id``;
     * ``racks``: how many racks (0: no racks);
     * ``subscription``: ``"uniform"`` (every topic) or ``"mixed"`` (random subsets);
+    * ``lag``: ``"none"`` or ``"zipf"`` (per-partition weights, see :class:`LagModel`), with
+      ``lag_skew`` (the Zipf exponent, > 1), ``lag_drift`` (log-normal step per generation),
+      ``hot_partition_at`` / ``hot_factor`` (a hot partition from that generation, that many
+      mean weights; 0: never), ``stall_at`` / ``stall_growth`` (a stalled member from that
+      generation, its partitions' lag growing by that multiple of their own per generation);
     * ``seed``: the same seed gives the same generations.
     """
 
@@ -79,11 +100,18 @@ class Scenario:
     static_share: float = 0.0
     racks: int = 0
     subscription: str = "uniform"
+    lag: str = "none"
+    lag_skew: float = 1.5
+    lag_drift: float = 0.05
+    hot_partition_at: int = 0
+    hot_factor: float = 20.0
+    stall_at: int = 0
+    stall_growth: float = 2.0
     seed: int = 0
 
     def __post_init__(self) -> None:
         for name in ("groups", "members", "partitions", "generations", "joins", "leaves",
-                     "crashes", "partition_growth", "racks", "seed"):
+                     "crashes", "partition_growth", "racks", "hot_partition_at", "stall_at", "seed"):
             _check_count(name, getattr(self, name))
         for name in ("groups", "generations"):
             if getattr(self, name) < 1:
@@ -92,6 +120,14 @@ class Scenario:
         if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 1:
             raise InvalidInputError("static_share must be a number from 0 to 1", column="static_share",
                                     rows=[share])
+        if self.lag not in LAG_MODES:
+            raise InvalidInputError(f"lag must be one of {', '.join(LAG_MODES)}", column="lag", rows=[self.lag])
+        for name, low in (("lag_skew", 1.0), ("lag_drift", 0.0), ("hot_factor", 0.0), ("stall_growth", 0.0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= low or \
+                    (name == "lag_skew" and value == low) or value == float("inf"):
+                raise InvalidInputError(f"{name} must be a number {'>' if name == 'lag_skew' else '>='} {low:g}",
+                                        column=name, rows=[value])
         if self.subscription not in SUBSCRIPTION_MODES:
             raise InvalidInputError(f"subscription must be one of {', '.join(SUBSCRIPTION_MODES)}",
                                     column="subscription", rows=[self.subscription])
@@ -235,6 +271,86 @@ class _Fleet:
     def snapshot(self, number: int, events: List[Event], growth: Dict[str, int]) -> Generation:
         return Generation(number, dict(self.topics), {g: list(ms) for g, ms in self.groups.items()},
                           events, growth, self.s.racks)
+
+
+class LagModel:
+    """The lag of every partition of a scenario's fleet, generation after generation (see the
+    module docstring): what ``simulate`` gives the load-aware strategies as weights.
+
+    The drifting base lag and the hot partitions are the scenario's (the same for every
+    strategy); the backlog of a stalled member depends on who owned its partitions, so each
+    strategy has its own (``strategy`` names it). Call :meth:`weights` for the generations in
+    order, once per strategy::
+
+        model = LagModel(Scenario(groups=2, members=3, lag="zipf", stall_at=2, seed=7))
+        for gen in generate(model.scenario):
+            w = model.weights(gen, "load-aware", owners)   # {group: {topic: [lag of p0, p1, ...]}}
+
+    ``owners``: ``{(group, topic, partition): member_id}`` of the strategy's previous generation
+    (empty for the first; a pending partition is owned by nobody).
+    """
+
+    def __init__(self, scenario: Scenario) -> None:
+        import numpy as np
+
+        self.scenario = scenario
+        self._np = np
+        self._rng = np.random.default_rng(scenario.seed + 1)
+        self._base: Dict[str, Dict[str, "np.ndarray"]] = {}
+        self._at = 0                                  # the generation the base lag is at
+        self._hot: Dict[str, Tuple[str, int]] = {}
+        self._stalled: Dict[str, str] = {}
+        self._backlog: Dict[str, Dict[str, Dict[str, "np.ndarray"]]] = {}   # strategy -> group -> topic
+
+    def _draw(self, n: int):
+        s = self.scenario
+        return self._np.minimum(self._rng.zipf(s.lag_skew, n), LAG_CAP).astype(float)
+
+    def _advance(self, gen: Generation) -> None:
+        """The base lag of ``gen``: new partitions drawn, the rest drifted; hot partitions and the
+        stalled members chosen when their generation comes."""
+        s, np = self.scenario, self._np
+        for g in gen.groups:
+            mine = self._base.setdefault(g, {})
+            for t, n in gen.topics.items():
+                old = mine.get(t, np.zeros(0))
+                drift = np.exp(self._rng.normal(0, s.lag_drift, len(old))) if len(old) else old
+                mine[t] = np.concatenate([old * drift, self._draw(n - len(old))])
+            if s.hot_partition_at and gen.number == s.hot_partition_at and gen.topics:
+                topic = sorted(gen.topics)[int(self._rng.integers(len(gen.topics)))]
+                self._hot[g] = (topic, int(self._rng.integers(max(gen.topics[topic], 1))))
+            if s.stall_at and gen.number == s.stall_at and gen.groups[g]:
+                self._stalled[g] = gen.groups[g][0].member_id
+        self._at = gen.number
+
+    def weights(self, gen: Generation, strategy: str,
+                owners: Mapping[Tuple[str, str, int], Optional[str]]) -> Dict[str, Dict[str, List[float]]]:
+        """Each group's lag per topic in ``gen`` under ``strategy`` (see the class docstring)."""
+        np = self._np
+        if gen.number != self._at:
+            self._advance(gen)
+        backlog = self._backlog.setdefault(strategy, {})
+        out: Dict[str, Dict[str, List[float]]] = {}
+        for g, members in gen.groups.items():
+            base = self._base[g]
+            extra = backlog.setdefault(g, {})
+            stalled = self._stalled.get(g)
+            present = {m.member_id for m in members}
+            mean = float(np.mean(np.concatenate(list(base.values())))) if base else 0.0
+            out[g] = {}
+            for t, lag in base.items():
+                more = np.concatenate([extra.get(t, np.zeros(0)), np.zeros(len(lag) - len(extra.get(t, ())))])
+                if gen.number > 1:           # the previous generation's consumers drained or not
+                    stuck = np.array([stalled is not None and stalled in present
+                                      and owners.get((g, t, p)) == stalled for p in range(len(lag))], dtype=bool)
+                    more = np.where(stuck, more + self.scenario.stall_growth * lag, more * 0.5)
+                extra[t] = more
+                w = lag + more
+                if self._hot.get(g, ("", -1))[0] == t:
+                    w = w.copy()
+                    w[self._hot[g][1]] += self.scenario.hot_factor * mean
+                out[g][t] = [float(x) for x in w]
+        return out
 
 
 def _check_topic_counts(topics: Mapping[str, int]) -> Dict[str, int]:

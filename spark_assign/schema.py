@@ -11,8 +11,8 @@ from typing import List, Tuple
 # A replica's status (new, kept, moved): defined by the engine, which computes it.
 from .core.replica_fleet import REPLICA_STATUSES
 
-__all__ = ["SUBSCRIPTION_COLUMNS", "RESULT_COLUMNS", "STATE_COLUMNS", "STATUSES", "REPLICA_STATE_COLUMNS",
-           "REPLICA_STATUSES"]
+__all__ = ["SUBSCRIPTION_COLUMNS", "WEIGHT_COLUMNS", "RESULT_COLUMNS", "STATE_COLUMNS", "STATUSES",
+           "REPLICA_STATE_COLUMNS", "REPLICA_STATUSES"]
 
 #: Subscription rows, the input of ``DataFrame.assign_partitions`` (docs/dataframe.md, "Input"):
 #: (name, type, required).
@@ -24,6 +24,16 @@ SUBSCRIPTION_COLUMNS: List[Tuple[str, str, bool]] = [
     ("rack", "string", False),
     ("owned_partitions", "array<int>", False),
     ("generation", "int", False),
+]
+
+#: Per-partition weights, the ``weights=`` of the DataFrame method and the state table
+#: (docs/load-aware.md): (name, type, required). Without ``group_id`` a topic's weights apply
+#: to every group subscribing to it. Any number type is accepted where ``double`` is written.
+WEIGHT_COLUMNS: List[Tuple[str, str, bool]] = [
+    ("group_id", "string", False),
+    ("topic", "string", True),
+    ("partition", "int", True),
+    ("weight", "double", True),
 ]
 
 #: Result rows of assign_partitions: one per partition of every subscribed topic.
@@ -43,6 +53,7 @@ STATE_COLUMNS: List[Tuple[str, str]] = RESULT_COLUMNS + [
     ("group_instance_id", "string"),
     ("committed_at", "timestamp"),      # UTC
     ("input_fingerprint", "string"),    # of the group's inputs, for incremental rebalances
+    ("weight", "double"),               # the partition's weight in this generation (null: none given)
 ]
 
 STATUSES = ("new", "kept", "moved", "revoked", "assigned")

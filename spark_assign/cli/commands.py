@@ -54,6 +54,8 @@ def _scenario_flags(args) -> Dict[str, Any]:
     flags = {k: getattr(args, k, None) for k in SCENARIO_KEYS}
     flags["follow_ups"] = getattr(args, "follow_ups", None)
     flags["title"] = getattr(args, "title", None)
+    flags["max_count_skew"] = getattr(args, "max_count_skew", None)
+    flags["min_improvement"] = getattr(args, "min_improvement", None)
     return flags
 
 
@@ -175,22 +177,32 @@ def cmd_rebalance(args, ctx: Context) -> int:
     from ..state import AssignmentTable
 
     strategy = get_strategy(args.strategy).name
+    if get_strategy(strategy).weighted and args.weights is None:
+        raise CliError(f"--strategy {strategy} balances per-partition weights: give them with --weights FILE "
+                       "(rows topic, partition, weight[, group_id])")
     check_input(args.subscriptions, "--subscriptions")
     check_input(args.topics, "--topics")
+    if args.weights is not None:
+        check_input(args.weights, "--weights")
     location = writable_table(args.table)
     spark = ctx.runtime.session()
     subscriptions = read_input(spark, args.subscriptions, "--subscriptions")
     topics = read_input(spark, args.topics, "--topics")
+    weights = read_input(spark, args.weights, "--weights") if args.weights is not None else None
     if subscriptions.isEmpty():             # a header-only file: not a fleet; write no (empty) table
         raise CliError(f"--subscriptions: {args.subscriptions} has no rows; give one row per member and topic")
     table = AssignmentTable(spark, location)
     began = time.perf_counter()
-    step = table.rebalance(subscriptions, topics, strategy=strategy)
+    step = table.rebalance(subscriptions, topics, strategy=strategy, weights=weights,
+                           max_count_skew=args.max_count_skew, min_improvement=args.min_improvement)
     seconds = time.perf_counter() - began
     s = step.summary
     recomputed, unchanged = s.get("groups_recomputed", 0), s.get("groups_unchanged", 0)
+    replanned, unmoved = s.get("groups_replanned_for_load"), s.get("groups_replanned_unmoved", 0)
     if step.version is None:
-        ctx.print(f"Nothing changed: {unchanged} groups have the same inputs as their latest generation; "
+        load = (f"; {replanned} re-planned for their load under the new weights moved nothing"
+                if replanned else "")
+        ctx.print(f"Nothing changed: {unchanged} groups have the same inputs as their latest generation{load}; "
                   f"no commit ({format_seconds(seconds)}).")
         return 0
     figures = _group_figures(subscriptions, step.rows)
@@ -204,6 +216,8 @@ def cmd_rebalance(args, ctx: Context) -> int:
              ("spread, worst group", int(spreads.max()) if len(spreads) else 0),
              ("spread, mean", round(float(spreads.mean()), 2) if len(spreads) else 0.0),
              ("commit attempts", s.get("attempts", 1)), ("time", format_seconds(seconds))]
+    if replanned is not None:                # load-aware with weights: unchanged groups checked under them
+        lines[4:4] = [("groups re-planned for load", replanned), ("  of which moved nothing (kept)", unmoved)]
     ctx.print(format_table(["rebalance", "value"], [list(x) for x in lines]))
     figures = figures.assign(_movement=figures["moved"] + figures["revoked"])
     figures = figures.sort_values(["_movement", "group_id"], ascending=[False, True], kind="stable")

@@ -12,9 +12,9 @@ An input is, in this order of detection:
 
 CSV has no types: ``generation``, ``num_partitions``, ``partition``,
 ``replication_factor``, ``broker_id`` and ``replica_index`` are read as
-integers, ``fenced`` as a boolean (``true``/``false``), ``owned_partitions``
-as a list of integers written ``0;1;2`` (any non-digit separator), every
-other column as a string.
+integers, ``weight`` as a number, ``fenced`` as a boolean (``true``/``false``),
+``owned_partitions`` as a list of integers written ``0;1;2`` (any non-digit
+separator), every other column as a string.
 """
 
 from __future__ import annotations
@@ -159,13 +159,15 @@ def _typed_csv(df):
     """CSV columns as strings, except the integer columns and ``owned_partitions`` (see the module doc)."""
     from pyspark.sql import functions as F
 
-    from ..spark.inputs import checked_bool, checked_int
+    from ..spark.inputs import checked_bool, checked_double, checked_int
 
     key = "topic" if "topic" in df.columns else "broker_id" if "broker_id" in df.columns else None
     cols = []
     for name in df.columns:
         if name in _INTEGER_COLUMNS:        # "twelve" or 99999999999 fail naming the column, not as a cast
             cols.append(checked_int(name, name, key=key if key != name else None).alias(name))
+        elif name == "weight":
+            cols.append(checked_double(name, name, key=key).alias(name))
         elif name in _BOOLEAN_COLUMNS:
             cols.append(checked_bool(name, name, key=key if key != name else None).alias(name))
         elif name == "owned_partitions":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Dict, List, NoReturn, Optional, Union
 
-from ..scenario import SUBSCRIPTION_MODES
+from ..scenario import LAG_MODES, SUBSCRIPTION_MODES
 from .commands import DEMO_SCENARIO, DEMO_STRATEGIES
 from .simulate import DEFAULT_STRATEGIES
 
@@ -59,6 +59,16 @@ def _share(text: str) -> float:
         raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}") from None
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}")
+    return value
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a non-negative number, got {text!r}")
     return value
 
 
@@ -136,6 +146,21 @@ def _scenario_flags(parser: argparse.ArgumentParser, defaults: Optional[Dict[str
                    + shown("subscription", " (default: uniform)"))
     g.add_argument("--seed", type=_count, metavar="N", help="random seed; the same seed gives the same fleet"
                    + shown("seed", " (default: 0)"))
+    w = parser.add_argument_group("load: per-partition lag for the load-aware strategies (see docs/cli.md)")
+    w.add_argument("--lag", choices=LAG_MODES, help="none: no weights; zipf: Zipf-distributed lag per partition, "
+                   "drifting over generations" + shown("lag", " (default: none)"))
+    w.add_argument("--lag-skew", type=_number, dest="lag_skew", metavar="S", help="Zipf exponent, > 1 (default: 1.5)")
+    w.add_argument("--lag-drift", type=_number, dest="lag_drift", metavar="SIGMA",
+                   help="log-normal drift of the lag per generation (default: 0.05)")
+    w.add_argument("--hot-partition-at", type=_count, dest="hot_partition_at", metavar="GEN",
+                   help="from this generation one partition per group is hot (default: 0, never)")
+    w.add_argument("--hot-factor", type=_number, dest="hot_factor", metavar="X",
+                   help="the hot partition's extra lag, in mean partition lags (default: 20)")
+    w.add_argument("--stall-at", type=_count, dest="stall_at", metavar="GEN",
+                   help="from this generation one member per group stalls: its partitions' lag grows "
+                        "(default: 0, never)")
+    w.add_argument("--stall-growth", type=_number, dest="stall_growth", metavar="X",
+                   help="extra lag per generation on a stalled member's partition, in its own lag (default: 2)")
 
 
 def _strategy_flags(parser: argparse.ArgumentParser, default: tuple) -> None:
@@ -146,6 +171,17 @@ def _strategy_flags(parser: argparse.ArgumentParser, default: tuple) -> None:
     g.add_argument("--follow-ups", type=_count, dest="follow_ups", metavar="N",
                    help="follow-up rebalances run at once while cooperative transfers are pending (default: 1)")
     g.add_argument("--title", help="the report's title")
+    _knob_flags(g)
+
+
+def _knob_flags(g) -> None:
+    """The load-aware knobs (docs/load-aware.md)."""
+    g.add_argument("--max-count-skew", type=_positive, dest="max_count_skew", metavar="N",
+                   help="load-aware: partition counts of members with the same subscriptions differ by at most N "
+                        "(default: 1)")
+    g.add_argument("--min-improvement", type=_number, dest="min_improvement", metavar="R",
+                   help="load-aware: move partitions only to lower the heaviest load by more than this share "
+                        "(default: 0.05)")
 
 
 def _replicas(sub, common: argparse.ArgumentParser) -> None:
@@ -241,6 +277,10 @@ def build_parser() -> argparse.ArgumentParser:
     reb.add_argument("--table", required=True, metavar="PATH|TABLE", help="the state table (created if absent)")
     reb.add_argument("--strategy", required=True, metavar="NAME",
                      help="the strategy; changing it recomputes every group")
+    reb.add_argument("--weights", metavar="PATH|TABLE",
+                     help="rows (topic, partition, weight[, group_id]): per-partition load (lag, bytes/s) of this "
+                          "run; needed by load-aware, cooperative-load-aware and lag-based")
+    _knob_flags(reb)
     reb.add_argument("--limit", type=_count, default=20, metavar="N",
                      help="recomputed groups to list (default: %(default)s; 0: all)")
 

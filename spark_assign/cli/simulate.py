@@ -11,6 +11,14 @@ the same members, as Kafka's consumers rejoin right after revoking.
 With more than one strategy, each strategy's groups get their own ids in the
 one table: ``<strategy>/<group>`` (``sticky/g03``), since a group has one
 strategy at a time.
+
+With ``lag: zipf`` the partitions carry weights that drift from generation to
+generation (:class:`~spark_assign.scenario.LagModel`): every rebalance gets
+them (the load-aware strategies balance them, the others store them), and
+the lag of a stalled member's partitions grows with what each strategy gave it.
+Each step then re-plans every group (``force``): a strategy that keeps its
+partitions where they are still gets a generation, so the table (and the
+report) measures every strategy's load at every step under that step's lag.
 """
 
 from __future__ import annotations
@@ -22,9 +30,11 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from ..core import get_strategy
+from ..core.weights import check_load_options
 from ..errors import InvalidInputError, SparkAssignError
+from ..report.load import load_balance
 from ..report.metrics import balance
-from ..scenario import Generation, Scenario, generate
+from ..scenario import Generation, LagModel, Scenario, generate
 from .runtime import CliError, Progress
 from .tables import format_seconds, format_table
 
@@ -37,9 +47,12 @@ DEFAULT_STRATEGIES = ("cooperative-sticky",)
 #: Keys of a scenario file that are :class:`Scenario` fields.
 SCENARIO_KEYS = tuple(f.name for f in fields(Scenario))
 #: Other keys a scenario file may hold.
-PLAN_KEYS = ("strategies", "follow_ups", "title")
+PLAN_KEYS = ("strategies", "follow_ups", "title", "max_count_skew", "min_improvement")
+#: The load-aware knobs among them (docs/load-aware.md).
+KNOB_KEYS = ("max_count_skew", "min_improvement")
 
 SUBSCRIPTIONS_DDL = "group_id string, member_id string, topic string, group_instance_id string, rack string"
+WEIGHTS_DDL = "group_id string, topic string, partition int, weight double"
 TOPICS_DDL = "topic string, num_partitions int, replica_racks array<array<string>>"
 
 
@@ -51,10 +64,16 @@ class Plan:
     strategies: List[str]
     follow_ups: int = 1
     title: Optional[str] = None
+    knobs: Dict[str, Any] = field(default_factory=dict)     # max_count_skew, min_improvement
 
     def group_id(self, strategy: str, group: str) -> str:
         """The table's id of ``group`` under ``strategy``: prefixed when several strategies share the table."""
         return f"{strategy}/{group}" if len(self.strategies) > 1 else group
+
+    def scenario_group(self, strategy: str, group_id: str) -> str:
+        """The scenario's group of the table's ``group_id`` (see :meth:`group_id`)."""
+        prefix = f"{strategy}/"
+        return group_id[len(prefix):] if len(self.strategies) > 1 and group_id.startswith(prefix) else group_id
 
     def describe(self) -> str:
         """One line: the fleet, its churn and the strategies."""
@@ -67,10 +86,14 @@ class Plan:
                  for n, one, many in ((s.joins, "join", "joins"), (s.leaves, "leave", "leaves"),
                                       (s.crashes, "crash", "crashes"),
                                       (s.partition_growth, "new partition", "new partitions")) if n]
+        lag = "" if s.lag == "none" else (
+            f"; Zipf lag drifting {s.lag_drift:g} per generation"
+            + (f", a hot partition from generation {s.hot_partition_at}" if s.hot_partition_at else "")
+            + (f", a member stalling from generation {s.stall_at}" if s.stall_at else ""))
         return (f"{_plural(s.groups, 'group')} x {_plural(s.members, 'member')}, {shape}, "
                 f"{_plural(s.generations, 'generation')}"
                 + (f" ({', '.join(churn)} per generation)" if churn else "")
-                + f"; strategies: {', '.join(self.strategies)}")
+                + f"{lag}; strategies: {', '.join(self.strategies)}")
 
 
 def _plural(n: int, word: str) -> str:
@@ -190,7 +213,18 @@ def make_plan(file_settings: Mapping[str, Any], flags: Mapping[str, Any], strate
     title = flags.get("title") or file_settings.get("title")
     if title is not None and not isinstance(title, str):
         raise CliError("bad scenario: title must be a string")
-    return Plan(scenario, list(names or default_strategies), follow_ups, title)
+    knobs = {k: v for k in KNOB_KEYS
+             for v in (flags.get(k) if flags.get(k) is not None else file_settings.get(k),) if v is not None}
+    try:
+        check_load_options(knobs)
+    except InvalidInputError as e:
+        raise CliError(f"bad scenario: {e.problem}, got {e.rows[0]!r}") from None
+    names = list(names or default_strategies)
+    weighted = [n for n in names if get_strategy(n).weighted]
+    if weighted and scenario.lag == "none":
+        raise CliError(f"bad scenario: {', '.join(weighted)} balance per-partition weights; give the partitions "
+                       "a load with lag: zipf (--lag zipf)")
+    return Plan(scenario, names, follow_ups, title, knobs)
 
 
 @dataclass
@@ -206,6 +240,11 @@ class StepResult:
     version: Optional[int] = None
     spread_max: Optional[int] = None
     spread_mean: Optional[float] = None
+    #: With weights, of the worst group: heaviest / mean load, heaviest / lower bound; and the weight moved
+    #: (share of the total).
+    imbalance_max: Optional[float] = None
+    bound_max: Optional[float] = None
+    weight_moved: Optional[float] = None
     seconds: float = 0.0
     #: The subscribed members of the groups it committed: strategy, group_id, generation, member_id (pandas).
     members: Any = None
@@ -215,8 +254,9 @@ class StepResult:
         return int(self.summary.get(key, 0) or 0)
 
 
-def events_text(gen: Generation) -> str:
-    """What happened before ``gen``: ``start``, or ``20 joins, 10 leaves, +2 partitions``."""
+def events_text(gen: Generation, scenario: Optional[Scenario] = None) -> str:
+    """What happened before ``gen``: ``start``, or ``20 joins, 10 leaves, +2 partitions``; with the
+    ``scenario``'s lag, also ``hot partition``, ``a member stalls``, or ``lag drifts``."""
     if gen.number == 1:
         return "start"
     plural = {"join": "joins", "leave": "leaves", "crash": "crashes"}
@@ -224,6 +264,10 @@ def events_text(gen: Generation) -> str:
     growth = sum(gen.growth.values())
     if growth:
         parts.append(f"+{_plural(growth, 'partition')}")
+    if scenario is not None and scenario.lag != "none":
+        parts += [text for at, text in ((scenario.hot_partition_at, "hot partition"),
+                                        (scenario.stall_at, "a member stalls")) if at == gen.number] \
+            or ([] if parts else ["lag drifts"])
     return ", ".join(parts) or "no change"
 
 
@@ -271,40 +315,74 @@ def run_plan(spark, table, plan: Plan, progress: Progress, check_idempotent: boo
     results: List[StepResult] = []
     total = plan.scenario.generations
     last: Dict[str, tuple] = {}
+    lag = LagModel(plan.scenario) if plan.scenario.lag != "none" else None
+    owners: Dict[str, Dict[tuple, Optional[str]]] = {s: {} for s in plan.strategies}
     # One bar over the generations (each rebalance shows its own stage bar below it), on a terminal.
     with progress.bar(total, "simulate", unit="generation") as bar:
         for gen in generate(plan.scenario):
-            events = events_text(gen)
+            events = events_text(gen, plan.scenario)
             for strategy in plan.strategies:
                 bar.set_postfix_str(f"generation {gen.number}: {strategy}")
                 subs, topics = _frames(spark, plan, gen, strategy)
+                weights = None if lag is None else _weights(spark, plan, strategy,
+                                                            lag.weights(gen, strategy, owners[strategy]))
                 members = {plan.group_id(strategy, g): [m.member_id for m in ms] for g, ms in gen.groups.items()}
                 for follow_up in range(plan.follow_ups + 1):
                     began = time.perf_counter()
-                    step = table.rebalance(subs, topics, strategy=strategy)
+                    # With lag, a step measures every group under its new lag: each is re-planned (force).
+                    step = table.rebalance(subs, topics, strategy=strategy, weights=weights,
+                                           force=lag is not None and follow_up == 0, **plan.knobs)
                     result = StepResult(gen.number, strategy, follow_up, events if follow_up == 0 else "follow-up",
                                         len(gen.groups), dict(step.summary), step.version)
                     if step.version is not None:
-                        rows = step.rows.select("group_id", "generation", "member_id").toPandas()
-                        result.members = _subscribed(rows, members, strategy)
-                        result.spread_max, result.spread_mean = _balance(rows, result.members)
+                        rows = step.rows.select("group_id", "generation", "member_id", "topic", "partition",
+                                                "status", "weight").toPandas()
+                        _measure(result, rows, _subscribed(rows, members, strategy))
+                        for g, t, p, m in zip(rows["group_id"], rows["topic"], rows["partition"], rows["member_id"]):
+                            owners[strategy][(plan.scenario_group(strategy, g), t, int(p))] = m
                     result.seconds = time.perf_counter() - began
                     results.append(result)
                     progress.say(_progress_line(result, total))
                     if result.get("revoked") == 0:
                         break
-                last[strategy] = (subs, topics)
+                last[strategy] = (subs, topics, weights)
             bar.update()
     if check_idempotent:
-        for strategy, (subs, topics) in last.items():
+        for strategy, (subs, topics, weights) in last.items():
             began = time.perf_counter()
-            step = table.rebalance(subs, topics, strategy=strategy)
+            step = table.rebalance(subs, topics, strategy=strategy, weights=weights, **plan.knobs)
             if step.version is not None:
                 raise CliError(f"re-running the last generation of {strategy} committed version {step.version}")
             progress.say(f"[again]  {strategy:<18} re-run of generation {total}: "
                          f"{step.summary.get('groups_unchanged', 0)} groups unchanged, nothing committed "
                          f"({format_seconds(time.perf_counter() - began)})")
     return results
+
+
+def _weights(spark, plan: Plan, strategy: str, lag: Mapping[str, Mapping[str, List[float]]]):
+    """The lag of one generation as the weights DataFrame of ``strategy``'s groups."""
+    import pandas as pd
+
+    parts = [(plan.group_id(strategy, g), t, values) for g, topics in lag.items() for t, values in topics.items()]
+    frame = pd.DataFrame({
+        "group_id": [g for g, _, values in parts for _ in values],
+        "topic": [t for _, t, values in parts for _ in values],
+        "partition": [p for _, _, values in parts for p in range(len(values))],
+        "weight": [w for _, _, values in parts for w in values]})
+    return spark.createDataFrame(frame, WEIGHTS_DDL)
+
+
+def _measure(result: StepResult, rows, subscribed) -> None:
+    """The balance (and, with weights, the load) of the groups a step committed (``rows``: pandas)."""
+    result.members = subscribed
+    result.spread_max, result.spread_mean = _balance(rows, subscribed)
+    if rows["weight"].notna().any():
+        loads = load_balance(rows, ["group_id"], subscribed)
+        result.imbalance_max = round(float(loads["imbalance"].max()), 3)
+        result.bound_max = round(float(loads["vs_bound"].max()), 3)
+        moving = rows["status"].isin(["moved", "revoked"])
+        total = float(rows["weight"].sum())
+        result.weight_moved = round(float(rows.loc[moving, "weight"].sum()) / total, 4) if total > 0 else 0.0
 
 
 def _progress_line(r: StepResult, total: int) -> str:
@@ -319,6 +397,8 @@ def _progress_line(r: StepResult, total: int) -> str:
 
 SUMMARY_HEADERS = ["gen", "strategy", "events", "version", "recomputed", "moved", "revoked", "assigned",
                    "new", "kept", "spread max", "spread mean", "time"]
+#: With weights, the summary adds these before ``time``.
+LOAD_HEADERS = ["imbalance max", "vs bound max", "weight moved"]
 
 
 def summary_table(results: Sequence[StepResult]) -> str:
@@ -335,15 +415,19 @@ def summary_table(results: Sequence[StepResult]) -> str:
         print(summary_table(run_plan(spark, table, plan, progress)))
     """
     rows = []
+    loads = any(r.imbalance_max is not None for r in results)
     for r in results:
         rows.append([r.generation, r.strategy, r.events, r.version,
                      f"{r.get('groups_recomputed')}/{r.groups}", r.get("partitions_moved"), r.get("revoked"),
-                     r.get("assigned"), r.get("new"), r.get("kept"), r.spread_max, r.spread_mean,
-                     format_seconds(r.seconds)])
-    return format_table(SUMMARY_HEADERS, rows) + "\n\n" + "\n".join(summary_legend())
+                     r.get("assigned"), r.get("new"), r.get("kept"), r.spread_max, r.spread_mean]
+                    + ([r.imbalance_max, r.bound_max,
+                        None if r.weight_moved is None else f"{100 * r.weight_moved:.1f}%"] if loads else [])
+                    + [format_seconds(r.seconds)])
+    headers = SUMMARY_HEADERS[:-1] + (LOAD_HEADERS if loads else []) + SUMMARY_HEADERS[-1:]
+    return format_table(headers, rows) + "\n\n" + "\n".join(summary_legend(loads=loads))
 
 
-def summary_legend(width: int = 100) -> List[str]:
+def summary_legend(width: int = 100, loads: bool = False) -> List[str]:
     """The lines under the summary table: what ``gen``, ``follow-up`` and each count mean.
 
     Example::
@@ -357,5 +441,9 @@ def summary_legend(width: int = 100) -> List[str]:
     steps = ("gen: the simulation step (the step of `spark-assign history` and of the report); follow-up: a "
              "cooperative rebalance completing that step's transfers, with the same members. recomputed: groups "
              "whose inputs changed. spread max, mean: of the worst group and over the line's groups.")
+    if loads:
+        steps += (" imbalance max: heaviest member's load / mean load of the worst group (1 is perfect); vs bound "
+                  "max: heaviest load / max(mean load, largest weight), which no assignment beats (1 is optimal); "
+                  "weight moved: share of the groups' weight on partitions that changed owner.")
     return textwrap.wrap(steps, width=width) + legend_lines(width)
 

@@ -95,6 +95,59 @@ class JavaRandom:
             r = u % bound
         return r
 
+    def next_ints(self, bounds: np.ndarray) -> np.ndarray:
+        """``nextInt(bounds[0])``, ``nextInt(bounds[1])``, ... in turn: the same values and the
+        same final state as that loop, computed as arrays (``int64``).
+
+        The state after ``k`` steps is ``A_k * state + C_k`` modulo 2^48 (the LCG's jump-ahead),
+        so the draws up to the first rejection (a value in ``nextInt``'s incomplete last run of
+        residues: about one in ``2^31 / bound`` draws) are one array expression; a rejection
+        redraws that value one by one, as ``nextInt`` does, and the rest continue from there.
+        A subclass that replaces :meth:`next` (Kafka's ``MockRandom``) draws one by one.
+
+        Example::
+
+            rnd = JavaRandom(42)
+            rnd.next_ints(np.array([10, 10])).tolist() == [0, 3]
+
+        Parameters
+        ----------
+        bounds:
+            Exclusive upper bounds, each 1 to 2^31 - 1.
+        """
+        bounds = np.asarray(bounds, dtype=np.int64)
+        if type(self).next is not JavaRandom.next:
+            return np.array([self.next_int(int(b)) for b in bounds.tolist()], dtype=np.int64)
+        if len(bounds) and not (bounds.min() > 0 and bounds.max() <= _INT_MAX):
+            raise ValueError(f"bounds must be between 1 and {_INT_MAX}")
+        out = np.empty(len(bounds), dtype=np.int64)
+        done = 0
+        while done < len(bounds):
+            step, jump = _jumps(len(bounds) - done)
+            states = (step * np.uint64(self._state) + jump) & np.uint64(_MASK48)
+            r = (states >> np.uint64(17)).astype(np.int64)          # next(31)
+            b = bounds[done:]
+            power = b & (b - 1) == 0
+            value = np.where(power, (b * r) >> 31, r % b)
+            rejected = np.flatnonzero(~power & (r - r % b + (b - 1) > _INT_MAX))
+            take = int(rejected[0]) if len(rejected) else len(b)
+            out[done:done + take] = value[:take]
+            if take == len(b):
+                self._state = int(states[-1])
+                break
+            self._state = int(states[take])                          # the rejected draw is spent
+            out[done + take] = self._redraw(int(b[take]))
+            done += take + 1
+        return out
+
+    def _redraw(self, bound: int) -> int:
+        """The rest of ``nextInt(bound)`` after a rejected draw: draw again until accepted."""
+        while True:
+            u = self.next(31)
+            r = u % bound
+            if _int32(u - r + bound - 1) >= 0:
+                return r
+
     def next_long(self) -> int:
         """``nextLong()``: two ``next(32)`` draws as one signed 64-bit value."""
         high = self.next(32)
@@ -118,10 +171,29 @@ def java_shuffle(items: MutableSequence[T], rnd: JavaRandom) -> None:
     rnd:
         The generator to draw from (``size - 1`` draws of ``nextInt``).
     """
-    for i in range(len(items), 1, -1):
-        j = rnd.next_int(i)
+    swaps = rnd.next_ints(np.arange(len(items), 1, -1)).tolist()
+    for i, j in zip(range(len(items), 1, -1), swaps):
         items[i - 1], items[j] = items[j], items[i - 1]
 
+
+_JUMPS: Tuple[np.ndarray, np.ndarray] = (np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.uint64))
+
+
+def _jumps(count: int) -> Tuple[np.ndarray, np.ndarray]:
+    """``(A_k, C_k)`` for ``k`` = 1..count: ``k`` LCG steps take ``s`` to ``A_k * s + C_k``
+    (mod 2^48; kept as wrapping ``uint64``, whose low 48 bits are exact). Cached, grown by
+    doubling."""
+    global _JUMPS
+    step, jump = _JUMPS
+    if len(step) < count:
+        size = max(count, 2 * len(step), 1024)
+        a, c = np.empty(size, dtype=np.uint64), np.empty(size, dtype=np.uint64)
+        x, y = 1, 0
+        for k in range(size):
+            x, y = (x * MULTIPLIER) & _MASK48, (y * MULTIPLIER + ADDEND) & _MASK48
+            a[k], c[k] = x, y
+        _JUMPS = step, jump = a, c
+    return step[:count], jump[:count]
 
 
 def random_states(seeds: np.ndarray) -> np.ndarray:

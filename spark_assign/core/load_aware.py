@@ -64,6 +64,9 @@ MAX_STEPS = 4
 MIN_GAIN = 1e-3
 #: Most partitions a fresh placement puts one by one (heap) before dealing rounds.
 HEAD = 1 << 16
+#: A fresh placement of at most this many partitions goes one by one through the heap: the exact
+#: sequential rule, cheaper than rounds of array calls on a small group (a fleet's typical one).
+SMALL = 256
 #: A fresh placement's round goes to at least 1/BATCH of the members with room.
 BATCH = 4
 
@@ -127,14 +130,14 @@ def _fill_fresh(pids: np.ndarray, members: np.ndarray, w: np.ndarray, owner: np.
     subscriptions and no partitions yet. Final counts: ``q = N // n`` or ``q + 1``, the first
     ``N % n`` members to reach ``q + 1`` keeping it (the count balance of ``sticky``).
 
-    The head (partitions heavier than twice the mean, at least n, at most ``HEAD`` of them) goes
-    one by one through a heap: heavy partitions land on few members, which then wait while
+    The head (partitions heavier than twice the mean, at least n, at most ``HEAD`` of them; all of
+    them up to ``SMALL`` partitions) goes one by one through a heap: heavy partitions land on few members, which then wait while
     the others catch up. The tail deals rounds among the members with room, the round's
     heaviest to the least loaded (ties: fewer partitions, lower index), vectorized."""
     n, N = len(members), len(pids)
     q, extra = divmod(N, n)
     heavy = int((w[pids] > 2 * w[pids].mean()).sum()) if N else 0
-    head = min(N, max(n, min(heavy, HEAD)))
+    head = N if N <= SMALL else min(N, max(n, min(heavy, HEAD)))
     pids = _heaviest_first(pids, w, head)
     loads = np.zeros(n)
     counts = np.zeros(n, dtype=np.int64)
@@ -358,8 +361,11 @@ class _LoadBuilder:
 
     def _partners(self, a: int, topics: np.ndarray) -> np.ndarray:
         """The ``PARTNERS`` lightest members (not ``a``) subscribed to a topic ``a`` holds."""
-        subscribes = np.asarray(self.class_sub[:, np.unique(topics)].any(axis=1), dtype=bool)
-        compatible = subscribes[self.cls]
+        if len(self.class_sub) == 1:                      # identical subscriptions: everyone
+            compatible = np.ones(len(self.cls), dtype=bool)
+        else:
+            subscribes = np.asarray(self.class_sub[:, np.unique(topics)].any(axis=1), dtype=bool)
+            compatible = subscribes[self.cls]
         compatible[a] = False
         cands = np.flatnonzero(compatible)
         if len(cands) > PARTNERS:

@@ -35,13 +35,14 @@ iterate as a tree (see :mod:`.javautil`); that takes hundreds of racks.
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..errors import InvalidInputError
 from .javarandom import JavaRandom, java_shuffle, next_int_many, random_states
 from .javautil import hashmap_order, java_sort_key, java_string_hash
+from .replica_striped_block import striped_block
 from .replica_model import Broker, PlacementBlock, PlacementRequest
 
 __all__ = ["BrokerList", "Rack", "RackList", "place_striped", "place_striped_many", "striped_place",
@@ -225,10 +226,47 @@ class RackList:
         return replicas
 
     def shuffle(self) -> None:
-        """Shuffle the rack names, then each rack's lists in ``HashMap`` order."""
-        java_shuffle(self.rack_names, self.random)
-        for name in self.map_order:
-            self.racks[name].shuffle(self.random)
+        """Shuffle the rack names, then each rack's lists in ``HashMap`` order (one run of draws)."""
+        lists: List[List[Any]] = [list(self.rack_names)] + [lst.brokers for name in self.map_order
+                                     for lst in (self.racks[name].fenced, self.racks[name].unfenced)]
+        swaps = iter(self.random.next_ints(np.concatenate(
+            [np.arange(len(items), 1, -1) for items in lists])).tolist())
+        for items in lists:
+            for i in range(len(items), 1, -1):
+                j = next(swaps)
+                items[i - 1], items[j] = items[j], items[i - 1]
+        self.rack_names = lists[0]
+
+    def place_many(self, partitions: int, replication_factor: int) -> np.ndarray:
+        """``partitions`` calls of :meth:`place`: the ``(partitions, replication_factor)`` array.
+
+        Between two reshuffles (one every ``num_unfenced_brokers`` partitions) the placer's walk
+        has no draws, so a stretch is computed as arrays where :func:`striped_block` can, and by
+        :meth:`place` one partition at a time where it cannot.
+
+        Example::
+
+            RackList(JavaRandom(3), [(1, "a", False), (2, "b", False)]).place_many(4, 2).shape == (4, 2)
+
+        Parameters
+        ----------
+        partitions, replication_factor:
+            Partitions to place and replicas per partition (checked as :meth:`place` checks them).
+        """
+        self.check(replication_factor)
+        out = np.empty((partitions, replication_factor), dtype=np.int32)
+        unfenced, done = self.num_unfenced_brokers, 0
+        while done < partitions:
+            if self.epoch == unfenced and unfenced > 1:
+                self.shuffle()
+                self.epoch = 0
+            take = partitions - done if unfenced <= 1 else min(partitions - done, unfenced - self.epoch)
+            block = striped_block(self, take, replication_factor)
+            if block is None:
+                block = np.array([self.place(replication_factor) for _ in range(take)], dtype=np.int32)
+            out[done:done + take] = block
+            done += take
+        return out
 
 
 def controller_order(brokers: Sequence[Broker]) -> List[Broker]:
@@ -377,9 +415,4 @@ def striped_place(rnd: JavaRandom, brokers: Iterable[UsableBroker], partitions: 
     partitions, replication_factor:
         Kafka's ``PlacementSpec.numPartitions`` and ``numReplicas``.
     """
-    rack_list = RackList(rnd, brokers)
-    rack_list.check(replication_factor)
-    out = np.empty((partitions, replication_factor), dtype=np.int32)
-    for i in range(partitions):
-        out[i] = rack_list.place(replication_factor)
-    return out
+    return RackList(rnd, brokers).place_many(partitions, replication_factor)

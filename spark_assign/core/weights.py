@@ -10,6 +10,9 @@ Defaults (documented in docs/load-aware.md):
 
 * a subscribed topic absent from ``weights`` gets the mean weight of the partitions
   that have one (1.0 when no topic has weights): unknown load counts as average load;
+* a partition missing from a topic's rows (:func:`weights_from_rows`, the tabular form the
+  DataFrame, SQL and state-table surfaces give) gets that same mean: the mean of the weights
+  given for the group;
 * ``max_count_skew=1``: partition counts of members with the same subscriptions
   differ by at most one, the count balance of ``sticky``;
 * ``min_improvement=0.05``: a sticky rebalance moves partitions only when that lowers
@@ -21,20 +24,23 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
-from typing import Any, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, cast
 
 import numpy as np
 
 from ..errors import InvalidInputError
 from .model import Group
 
-__all__ = ["LoadOptions", "dense_weights", "check_load_options", "load_options",
-           "DEFAULT_MAX_COUNT_SKEW", "DEFAULT_MIN_IMPROVEMENT", "LOAD_OPTIONS"]
+__all__ = ["LoadOptions", "dense_weights", "topic_weights", "check_load_options", "load_options", "weights_from_rows",
+           "mean_weight", "DEFAULT_MAX_COUNT_SKEW", "DEFAULT_MIN_IMPROVEMENT", "LOAD_OPTIONS",
+           "NULL_PARTITION"]
 
 #: Count balance kept by default: that of ``sticky`` (max - min <= 1 for identical subscriptions).
 DEFAULT_MAX_COUNT_SKEW = 1
 #: Relative improvement of the heaviest load below which a sticky rebalance moves nothing.
 DEFAULT_MIN_IMPROVEMENT = 0.05
+#: A null partition in :func:`weights_from_rows`'s ``partition`` (the smallest int64).
+NULL_PARTITION = int(np.iinfo(np.int64).min)
 #: The engine options this module reads.
 LOAD_OPTIONS = frozenset({"weights", "max_count_skew", "min_improvement"})
 
@@ -64,14 +70,17 @@ def check_load_options(options: Mapping[str, Any]) -> None:
         check_load_options({"weights": {"orders": [10.0, 0.0, 3.5]}, "max_count_skew": 2})
     """
     weights = options.get("weights")
-    if weights is not None and (isinstance(weights, (str, bytes)) or not isinstance(weights, Mapping)):
+    if weights is not None and type(weights) is not dict and \
+            (isinstance(weights, (str, bytes)) or not isinstance(weights, Mapping)):
         raise InvalidInputError(f"weights must map topic names to a list of partition weights, "
                                 f"got {type(weights).__name__}", column="weights")
     skew = options.get("max_count_skew", DEFAULT_MAX_COUNT_SKEW)
+    gain = options.get("min_improvement", DEFAULT_MIN_IMPROVEMENT)
+    if type(skew) is int and type(gain) is float and skew >= 1 and 0 <= gain < 1:    # the usual case, fast
+        return
     if isinstance(skew, (bool, np.bool_)) or not isinstance(skew, numbers.Integral) or skew < 1:
         raise InvalidInputError("max_count_skew must be an integer >= 1 (partition counts of members with the "
                                 "same subscriptions may differ by this much)", column="max_count_skew", rows=[skew])
-    gain = options.get("min_improvement", DEFAULT_MIN_IMPROVEMENT)
     if (isinstance(gain, (bool, np.bool_)) or not isinstance(gain, numbers.Real)
             or not math.isfinite(float(gain)) or not 0 <= float(gain) < 1):
         raise InvalidInputError("min_improvement must be a number in [0, 1) (a relative improvement of the "
@@ -87,7 +96,7 @@ def load_options(weights: np.ndarray, options: Mapping[str, Any]) -> LoadOptions
                        float(options.get("min_improvement", DEFAULT_MIN_IMPROVEMENT)))
 
 
-def dense_weights(group: Group, weights: Optional[Mapping[str, Any]]) -> np.ndarray:
+def dense_weights(group: Group, weights: Optional[Mapping[str, Any]], checked: bool = False) -> np.ndarray:
     """``weights`` as one float64 array indexed by pid.
 
     Example::
@@ -105,23 +114,50 @@ def dense_weights(group: Group, weights: Optional[Mapping[str, Any]]) -> np.ndar
         Raises :class:`~spark_assign.errors.InvalidInputError` naming ``weights`` and the
         topic (wrong length) or ``(topic, partition, value)`` (null, NaN, inf, negative,
         not a number).
+    checked:
+        ``weights`` are float64 arrays of the right lengths already checked (as
+        :func:`weights_from_rows` returns them): they are copied in without checking again.
     """
-    P = group.num_partitions
+    return topic_weights(group.topic_names, group.topic_counts, weights, checked)
+
+
+def topic_weights(topic_names: Sequence[Optional[str]], topic_counts: np.ndarray,
+                  weights: Optional[Mapping[str, Any]], checked: bool = False) -> np.ndarray:
+    """:func:`dense_weights` for topics given by name and partition count (a count below 0:
+    none), laid end to end in that order: the weight of each of their partitions.
+
+    Example::
+
+        topic_weights(["t0", "t1"], np.array([3, 1]), {"t0": [5.0, 0.0, 2.5]})
+        # array([5. , 0. , 2.5, 2.5]): t1 gets the mean of the given weights
+    """
+    counts = np.maximum(np.asarray(topic_counts, dtype=np.int64), 0)
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    P = int(offsets[-1])
     if weights is None:
         return np.ones(P, dtype=np.float64)
-    check_load_options({"weights": weights})
+    if not checked:
+        check_load_options({"weights": weights})
     out = np.full(P, np.nan, dtype=np.float64)
     given = np.zeros(P, dtype=bool)
-    for t, name in enumerate(group.topic_names):
-        values = weights.get(name)
+    for t, name in enumerate(topic_names):
+        values = weights.get(cast(str, name))
         if values is None:
             continue
-        lo, n = int(group.topic_offsets[t]), int(group.topic_counts[t])
-        out[lo:lo + n] = _topic_weights(name, values, n)
+        lo, n = int(offsets[t]), int(counts[t])
+        out[lo:lo + n] = values if checked else _topic_weights(cast(str, name), values, n)
         given[lo:lo + n] = True
     # Unknown load counts as average load (documented default).
-    out[~given] = out[given].mean() if given.any() else 1.0
+    if not given.all():
+        out[~given] = mean_weight(out[given])
     return out
+
+
+def mean_weight(weights: np.ndarray) -> float:
+    """The weight a partition without one gets: the mean of ``weights`` (1.0 when empty), its sum
+    exactly rounded (:func:`math.fsum`), so it does not depend on the order the weights came in
+    (rows of a Spark job arrive in any order, and a tie between equal loads must break the same way)."""
+    return math.fsum(weights.tolist()) / len(weights) if len(weights) else 1.0
 
 
 def _topic_weights(topic: str, values: Any, n: int) -> np.ndarray:
@@ -134,7 +170,7 @@ def _topic_weights(topic: str, values: Any, n: int) -> np.ndarray:
                                 column="weights", rows=[topic])
     raw = np.asarray(values)
     if raw.dtype.kind in "iuf" and raw.ndim == 1:          # the common case: no Python loop
-        arr = raw.astype(np.float64)
+        arr = raw.astype(np.float64, copy=False)
         bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))
         if len(bad):
             raise InvalidInputError("weights must be finite and non-negative (NaN, inf or negative found)",
@@ -145,3 +181,82 @@ def _topic_weights(topic: str, values: Any, n: int) -> np.ndarray:
             or not math.isfinite(float(v)) or v < 0]
     raise InvalidInputError("weights must be finite, non-negative numbers (null, NaN, inf, negative or "
                             "non-numbers found)", column="weights", rows=rows or [(topic, "not a flat list")])
+
+
+def weights_from_rows(topic_names: Sequence[Optional[str]], topic_counts: np.ndarray, topic: np.ndarray,
+                      partition: np.ndarray, weight: np.ndarray, null: Optional[np.ndarray] = None,
+                      weight_column: str = "weight", partition_column: str = "partition") -> Dict[str, np.ndarray]:
+    """One group's weights given as rows ``(topic, partition, weight)`` (the tabular form of the Spark
+    surfaces), checked, as the ``weights`` option: ``{topic: float64 array, one per partition}``.
+
+    The one validator of tabular weights (the DataFrame method, the SQL functions and the state
+    table all decode their weight rows into these arrays and call it).
+
+    Example::
+
+        weights_from_rows(["t0"], np.array([3]), np.array([0, 0]), np.array([0, 2]), np.array([5.0, 1.0]))
+        # {'t0': array([5., 3., 1.])}: partition 1 gets the mean of the given weights
+
+    Parameters
+    ----------
+    topic_names, topic_counts:
+        The group's topics and their partition counts (-1 or 0: unknown, or no partitions).
+    topic:
+        Per row, an index into ``topic_names``; -1 for a topic the group does not subscribe to.
+        Rows of such topics, and of topics without partitions, are ignored.
+    partition:
+        Per row, the partition (int64; a null partition is :data:`NULL_PARTITION`).
+    weight:
+        Per row, the weight (float64).
+    null:
+        Per row, whether the weight is null (None: none is).
+    weight_column, partition_column:
+        The column names errors give (the SQL functions give ``partition_weights`` for both).
+
+    Raises :class:`~spark_assign.errors.InvalidInputError` naming ``weight_column`` with
+    ``(topic, partition, weight)`` rows for a null, NaN, infinite or negative weight, and
+    ``partition_column`` with ``(topic, partition)`` rows for a partition out of range (negative,
+    null, or not below the topic's count) or given twice. A partition without a row gets the
+    mean of the weights given for the group (see the module docstring).
+    """
+    counts = np.asarray(topic_counts, dtype=np.int64)
+    topic = np.asarray(topic, dtype=np.int64)
+    known = topic >= 0
+    known[known] = counts[topic[known]] > 0
+    t, p, w = topic[known], np.asarray(partition, dtype=np.int64)[known], np.asarray(weight, dtype=np.float64)[known]
+    missing = np.zeros(len(t), dtype=bool) if null is None else np.asarray(null, dtype=bool)[known]
+
+    def named(mask: np.ndarray, with_weight: bool) -> List[Tuple[Any, ...]]:
+        rows = np.flatnonzero(mask)[:5].tolist()
+        if with_weight:
+            return [(topic_names[t[i]], int(p[i]), None if missing[i] else float(w[i])) for i in rows]
+        return [(topic_names[t[i]], None if p[i] == NULL_PARTITION else int(p[i])) for i in rows]
+
+    bad = missing | ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        raise InvalidInputError("weights must be finite and non-negative (null, NaN, inf or negative found)",
+                                column=weight_column, rows=named(bad, True))
+    outside = (p < 0) | (p >= counts[t])
+    if outside.any():
+        raise InvalidInputError("partition out of range: not a partition of the topic (0 to its count - 1)",
+                                column=partition_column, rows=named(outside, False))
+    offsets = np.concatenate([[0], np.cumsum(np.maximum(counts, 0))])
+    pid = offsets[t] + p
+    order = np.argsort(pid, kind="stable")
+    twice = np.zeros(len(pid), dtype=bool)
+    twice[order[1:]] = pid[order[1:]] == pid[order[:-1]]
+    if twice.any():
+        raise InvalidInputError("a partition is given more than one weight", column=partition_column,
+                                rows=named(twice, False))
+    t, p, w = t[order], p[order], w[order]              # by topic, then partition
+    starts = np.flatnonzero(np.concatenate([[True], t[1:] != t[:-1]])) if len(t) else np.zeros(0, np.int64)
+    ends = np.append(starts[1:], len(t))
+    complete = bool((ends - starts == counts[t[starts]]).all())
+    fill = 0.0 if complete else mean_weight(w)             # the documented default: the mean given
+    out: Dict[str, np.ndarray] = {}
+    for lo, hi in zip(starts.tolist(), ends.tolist()):
+        k = int(t[lo])
+        values = np.full(int(counts[k]), fill)
+        values[p[lo:hi]] = w[lo:hi]
+        out[cast(str, topic_names[k])] = values
+    return out

@@ -15,7 +15,7 @@ from .legend import STATUS_MEANINGS
 from .svg import Series, Slot, Stack, bar_chart, fmt, line_chart, tint
 
 __all__ = ["overview_figures", "compare_figure", "strategy_totals", "sparkline", "slots_of", "COMPARISONS", "figure",
-           "legend", "swatch_key", "line_key"]
+           "legend", "swatch_key", "line_key", "Colours"]
 
 Colours = Dict[str, str]
 
@@ -43,13 +43,23 @@ def _chip(strategy: str, colour: str) -> str:
 
 
 def legend(colours: Colours, keys: Sequence[str] = ()) -> str:
-    """A legend: one chip per colour (strategy), then ``keys`` (``<li>`` items)."""
+    """A chart's legend: a swatch per strategy, then ``keys`` (from :func:`swatch_key`, :func:`line_key`).
+
+    Example::
+
+        legend({"sticky": "#0072B2"}, [line_key("dashed", "worst group")])   # <ul class="legend">...
+    """
     items = [_chip(s, c) for s, c in colours.items()] + list(keys)
     return f'<ul class="legend">{"".join(items)}</ul>'
 
 
 def swatch_key(style: str, label: str, meaning: str = "") -> str:
-    """A legend item for a bar style (``solid``, ``tint``, ``hatch``), in grey; ``meaning`` as its tooltip."""
+    """A legend entry for a bar style (``solid``, ``tint``, ``hatch``), ``meaning`` as its tooltip.
+
+    Example::
+
+        swatch_key("hatch", "revoked", "taken away, pending a transfer")
+    """
     grey = "#6b7280"
     background = {
         "solid": grey,
@@ -61,12 +71,22 @@ def swatch_key(style: str, label: str, meaning: str = "") -> str:
 
 
 def line_key(style: str, label: str) -> str:
-    """A legend item for a line style (``solid``, ``dashed``)."""
+    """A legend entry for a line style (``solid``, ``dashed``).
+
+    Example::
+
+        line_key("solid", "mean of groups")
+    """
     return f'<li><span class="line-key {style}" style="border-color:#6b7280"></span>{escape(label)}</li>'
 
 
 def figure(fig_id: str, title: str, note: str, keys: str, svg: str) -> str:
-    """A ``<figure>``: heading, a one-line note, its legend (``keys``) and the chart."""
+    """A chart in its ``<figure>``: title, a note saying what it shows, its legend (``keys``) and the SVG.
+
+    Example::
+
+        figure("moves-figure", "Partitions changing hands", "Per step.", legend(colours), svg)
+    """
     return (f'<figure id="{fig_id}"><h3>{escape(title)}</h3><p class="note">{escape(note)}</p>'
             f"{keys}{svg}</figure>")
 
@@ -183,7 +203,8 @@ def strategy_totals(m: pd.DataFrame, gm: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def compare_figure(totals: pd.DataFrame, colours: Colours) -> str:
+def compare_figure(totals: pd.DataFrame, colours: Colours,
+                   comparisons: Sequence[Tuple[str, str, bool]] = COMPARISONS) -> str:
     """Small multiples of horizontal bars: each figure on its own scale, strategies side by side.
 
     Example::
@@ -193,11 +214,11 @@ def compare_figure(totals: pd.DataFrame, colours: Colours) -> str:
     width, label_w, value_w, bar_h = 640, 200, 70, 16
     k = len(totals)
     block = 22 + k * (bar_h + 4) + 12
-    height = block * len(COMPARISONS)
+    height = block * len(comparisons)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="compare-chart" viewBox="0 0 {width} {height}" '
            'role="img" aria-labelledby="compare-chart-title">',
            '<title id="compare-chart-title">Strategies compared: totals over all steps</title>']
-    for b, (column, label, _) in enumerate(COMPARISONS):
+    for b, (column, label, _) in enumerate(comparisons):
         y0 = b * block
         top = max(float(totals[column].max()), 1e-9)
         out.append(f'<text class="compare-label" x="0" y="{y0 + 15}" font-weight="600">{escape(label)}</text>')

@@ -20,7 +20,8 @@ from ..errors import InvalidInputError
 from ..progress import Stages
 from .charts import COMPARISONS, compare_figure, overview_figures, slots_of, sparkline, strategy_totals
 from .data import KEY
-from .legend import FIGURE_MEANINGS, STATUS_MEANINGS, step_label
+from .legend import FIGURE_MEANINGS, LOAD_NOTE, STATUS_MEANINGS, step_label
+from .load_charts import LOAD_COMPARISONS, load_figures, load_totals
 from .metrics import Figures
 from .svg import fmt
 from .theme import CSS, SCRIPT, strategy_colours
@@ -113,10 +114,10 @@ def _header(title: str, fleet: Dict[str, Any], colours: Dict[str, str]) -> str:
             f'<ul class="strategies">{chips}</ul><div class="kpis">{cards}</div></header>')
 
 
-def _comparison(totals: pd.DataFrame, colours: Dict[str, str]) -> str:
+def _comparison(totals: pd.DataFrame, colours: Dict[str, str], comparisons: List[tuple] = COMPARISONS) -> str:
     strategies = list(totals.index)
     rows = []
-    for column, label, lower_better in COMPARISONS:
+    for column, label, lower_better in comparisons:
         values = totals[column].astype(float)
         best = values.min() if lower_better else None
         cells = "".join(
@@ -127,8 +128,8 @@ def _comparison(totals: pd.DataFrame, colours: Dict[str, str]) -> str:
     table = (f'<div class="table-wrap"><table id="compare-table"><thead><tr><th scope="col">Figure</th>{head}'
              f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
     return (f'<section id="compare"><h2>Strategies compared</h2><div class="charts">'
-            f'{compare_figure(totals, colours)}<div>{table}<p class="note">\u2605 marks the lowest movement '
-            f'and spread. Totals over every step each strategy ran; a rebalance is one group\u2019s rebalance '
+            f'{compare_figure(totals, colours, comparisons)}<div>{table}<p class="note">\u2605 marks the lowest '
+            f'movement, spread and load figures. Totals over every step each strategy ran; a rebalance is one group\u2019s rebalance '
             f'for a change of its inputs, its cooperative follow-ups are counted apart.</p></div></div></section>')
 
 
@@ -202,18 +203,37 @@ def _assignments(latest: pd.DataFrame, shown: pd.DataFrame, colours: Dict[str, s
             f'{"".join(blocks)}</section>')
 
 
-def _generations(m: pd.DataFrame, colours: Dict[str, str]) -> str:
+#: The per-step table's load columns (with weights): (column of the per-step load figures, heading).
+_LOAD_COLUMNS = [("imbalance_mean", "Imbalance (mean)"), ("imbalance_max", "Imbalance (worst)"),
+                 ("vs_bound_max", "Heaviest / bound (worst)"), ("weight_moved_pct", "Weight moved (%)")]
+
+
+def _generations(m: pd.DataFrame, colours: Dict[str, str], lm: Optional[pd.DataFrame] = None) -> str:
     cols = ["groups_rebalanced", "follow_ups", "groups_with_moves", "partitions", "new", "kept", "moved", "revoked",
             "assigned", "members_mean", "members_max", "spread_mean", "spread_max"]
+    headers = ["Strategy", "Step", "Groups", "Follow-ups", "With moves", "Partitions", "New", "Kept", "Moved",
+               "Revoked", "Assigned", "Members (mean)", "Members (max)", "Spread (mean)", "Spread (worst)"]
+    if lm is not None:
+        m = m.merge(lm.assign(weight_moved_pct=100 * lm["weight_moved_share"]), how="left",
+                    on=["strategy", "step", "follow_up"])
+        cols += [c for c, _ in _LOAD_COLUMNS]
+        headers += [h for _, h in _LOAD_COLUMNS]
     rows = [f'<tr data-step="{r.step}" data-follow-up="{r.follow_up}"><td data-sort="{escape(r.strategy)}">'
             f'{_chip(r.strategy, colours)}</td><td class="num" data-sort="{r.step + r.follow_up / 100!r}">'
             f'{escape(step_label(r.step, r.follow_up))}</td>'
             + "".join(num_cell(getattr(r, c)) for c in cols) + "</tr>" for r in m.itertuples(index=False)]
-    headers = ["Strategy", "Step", "Groups", "Follow-ups", "With moves", "Partitions", "New", "Kept", "Moved",
-               "Revoked", "Assigned", "Members (mean)", "Members (max)", "Spread (mean)", "Spread (worst)"]
     return (f'<section id="generations"><details class="all"><summary>All figures per step and follow-up '
-            f'({len(m)} rows)</summary>{sortable_table("generations-table", headers, rows, [False] + [True] * 14)}'
+            f'({len(m)} rows)</summary>'
+            f'{sortable_table("generations-table", headers, rows, [False] + [True] * len(cols))}'
             f"</details></section>")
+
+
+def _load(figures: Figures, colours: Dict[str, str]) -> str:
+    """The load section (rows with weights): imbalance, lower bound, weight moved, load per member."""
+    charts = load_figures(figures.load_per_step, figures.rows, figures.everyone, figures.steps,
+                          figures.load_per_group, colours)
+    return (f'<section id="load"><h2>Load</h2><p class="note">{escape(LOAD_NOTE)}</p><div class="charts">'
+            f'{"".join(charts)}</div></section>')
 
 
 def page(title: str, body: str) -> str:
@@ -280,10 +300,15 @@ def _render(figures: Figures, title: str, top: int, max_members: int, stages: St
         parts = [_header(title, figures.fleet, colours),
                  '<section id="overview"><h2>Step by step</h2><div class="charts">'
                  + "".join(overview_figures(m, colours)) + f"</div>{_status_legend()}</section>"]
+        if figures.weighed:
+            parts.append(_load(figures, colours))
         if len(colours) > 1:
-            parts.append(_comparison(strategy_totals(m, gm), colours))
+            totals = strategy_totals(m, gm)
+            if figures.weighed:
+                totals = totals.join(load_totals(figures.load_per_group))
+            parts.append(_comparison(totals, colours, COMPARISONS + (LOAD_COMPARISONS if figures.weighed else [])))
         stages.next("tables")
         parts += [_groups(summary, gm, colours, top), _assignments(latest, shown, colours, max_members),
-                  _generations(m, colours)]
+                  _generations(m, colours, figures.load_per_step if figures.weighed else None)]
         body = "".join(parts)
     return page(title, body)

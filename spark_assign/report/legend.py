@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Sequence
 
-__all__ = ["STATUS_MEANINGS", "FIGURE_MEANINGS", "step_label", "legend_lines"]
+__all__ = ["STATUS_MEANINGS", "FIGURE_MEANINGS", "LOAD_NOTE", "step_label", "legend_lines"]
 
 #: What each status of a partition row means (the counts ``new``, ``kept``, ... count rows).
 STATUS_MEANINGS: Dict[str, str] = {
@@ -23,6 +23,12 @@ STATUS_MEANINGS: Dict[str, str] = {
 }
 
 #: What the other figures mean.
+#: What the load figures mean (rows with weights, see :mod:`.load`).
+LOAD_NOTE = ("A member's load is the sum of the weights (lag, bytes/s) of the partitions it owns, as the "
+             "rebalance that made the generation was given them. Imbalance is the heaviest member's load over "
+             "the group's mean load (1 is perfect balance); the lower bound is max(mean load, largest weight), "
+             "which no assignment beats; weight moved is the weight on partitions that changed owner.")
+
 FIGURE_MEANINGS: Dict[str, str] = {
     "step": "one rebalance of the fleet for a change of its inputs (one simulation generation); "
             "a follow-up is the cooperative rebalance that completes its transfers, shown with its step",

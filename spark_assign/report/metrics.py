@@ -41,6 +41,7 @@ import pandas as pd
 from ..errors import InvalidInputError
 from ..schema import STATUSES
 from .data import KEY, load_rows
+from .load import group_loads, has_weights, step_loads
 from .steps import STEP_COLUMNS, generation_members, previous_members, revoking_members, steps
 
 __all__ = [
@@ -155,15 +156,21 @@ def expand_members(groups: pd.DataFrame, members: pd.DataFrame, keys: Sequence[s
     return out[keys + ["member_id"]]
 
 
-def _group_metrics(df: pd.DataFrame, members: Optional[pd.DataFrame], st: pd.DataFrame) -> pd.DataFrame:
+def _everyone(df: pd.DataFrame, members: Optional[pd.DataFrame], st: pd.DataFrame) -> pd.DataFrame:
+    """The members of every generation (:func:`~spark_assign.report.steps.generation_members`),
+    plus the subscribed ``members`` when given."""
+    everyone = generation_members(df, st)
+    if members is not None:
+        everyone = pd.concat([everyone, expand_members(df[_GEN_KEY].drop_duplicates(), members, _GEN_KEY)])
+    return everyone
+
+
+def _group_metrics(df: pd.DataFrame, everyone: pd.DataFrame, st: pd.DataFrame) -> pd.DataFrame:
     if df.empty:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in GROUP_METRIC_COLUMNS})
     parts = df.groupby(_GEN_KEY, sort=True).size().rename("partitions")
     counts = (df.groupby(_GEN_KEY + ["status"]).size().unstack("status", fill_value=0)
               .reindex(columns=_STATUS, fill_value=0))
-    everyone = generation_members(df, st)
-    if members is not None:
-        everyone = pd.concat([everyone, expand_members(df[_GEN_KEY].drop_duplicates(), members, _GEN_KEY)])
     out = pd.concat([parts, counts, balance(df, _GEN_KEY, everyone)], axis=1)
     out["committed_at"] = df.groupby(_GEN_KEY)["committed_at"].max()
     out = out.reset_index().merge(st[STEP_COLUMNS], on=_GEN_KEY, how="left")
@@ -219,9 +226,32 @@ class Figures:
         return _with_fleet_steps(steps(self.rows), self._fleet_steps)
 
     @cached_property
+    def everyone(self) -> pd.DataFrame:
+        """The members of every generation: ``strategy, group_id, generation, member_id``."""
+        return _everyone(self.rows, self.members, self.steps) if len(self.rows) else \
+            pd.DataFrame({c: pd.Series(dtype="object") for c in _GEN_KEY + ["member_id"]})
+
+    @cached_property
     def per_group(self) -> pd.DataFrame:
         """:func:`group_metrics`: one row per (strategy, group_id, generation)."""
-        return _group_metrics(self.rows, self.members, self.steps)
+        return _group_metrics(self.rows, self.everyone, self.steps)
+
+    @cached_property
+    def weighed(self) -> bool:
+        """Whether the rows carry weights (then the load figures exist)."""
+        return has_weights(self.rows)
+
+    @cached_property
+    def load_per_group(self) -> pd.DataFrame:
+        """:func:`~spark_assign.report.load.group_loads` with each generation's step: one row per
+        (strategy, group_id, generation)."""
+        loads = group_loads(self.rows, self.everyone)
+        return loads.merge(self.per_group[_GEN_KEY + ["step", "follow_up", "is_follow_up"]], on=_GEN_KEY, how="left")
+
+    @cached_property
+    def load_per_step(self) -> pd.DataFrame:
+        """:func:`~spark_assign.report.load.step_loads`: one row per (strategy, step, follow_up)."""
+        return step_loads(self.load_per_group)
 
     @cached_property
     def per_step(self) -> pd.DataFrame:

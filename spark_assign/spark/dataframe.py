@@ -9,7 +9,7 @@ module attaches it: ``import spark_assign`` imports it as soon as
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Tuple, Union, cast
+from typing import Any, Dict, Mapping, NamedTuple, Optional, Union, cast
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
@@ -18,8 +18,8 @@ from pyspark.sql import functions as F
 from ..core import check_topics
 from ..errors import InvalidInputError
 from . import failures
-from .inputs import previous_frame, spark_strategy, subscription_columns, topics_frame
-from .wire import KIND_PREVIOUS, RESULT_DDL, arrow_wire, build_wire, result_arrow_schema
+from .inputs import load_knobs, previous_frame, spark_strategy, subscription_columns, topics_frame, weights_frame
+from .wire import KIND_PREVIOUS, arrow_wire, build_wire, result_arrow_schema, result_ddl
 
 __all__ = ["assign_partitions", "assign_frame", "assign_local", "attach"]
 
@@ -30,6 +30,9 @@ def assign_partitions(
     topics: Union[Mapping[str, int], DataFrame, None] = None,
     previous: Any = None,
     num_partitions: Optional[int] = None,
+    weights: Any = None,
+    max_count_skew: Optional[int] = None,
+    min_improvement: Optional[float] = None,
 ) -> DataFrame:
     """Assign the partitions of each consumer group, as Kafka's ``strategy`` would.
 
@@ -49,11 +52,17 @@ def assign_partitions(
         result.show()   # one row per partition: group_id, generation, member_id, topic,
                         # partition, previous_member_id, status
 
+        lag = spark.createDataFrame([("orders", 0, 900.0), ("orders", 1, 10.0), ("orders", 2, 10.0)],
+                                    "topic string, partition int, weight double")
+        subs.assign_partitions("load-aware", topics={"orders": 3}, weights=lag)   # + a weight column
+
     Parameters
     ----------
     strategy:
         ``range``, ``roundrobin``, ``sticky``, ``cooperative-sticky``,
-        ``uniform`` or ``server-range`` (see ``spark_assign.core.strategy_names()``).
+        ``uniform``, ``server-range``, or the load-aware ``load-aware``,
+        ``cooperative-load-aware`` and ``lag-based``, which need ``weights``
+        (see ``spark_assign.core.strategy_names()`` and docs/load-aware.md).
     topics:
         Topic metadata: a dict ``{topic: partition count}`` or a DataFrame
         ``(topic, num_partitions)``, optionally with ``replica_racks``
@@ -67,6 +76,15 @@ def assign_partitions(
         what its members own, unless a member's rows carry ``owned_partitions``.
     num_partitions:
         Spark partitions for the pass (default: ``spark.sql.shuffle.partitions``).
+    weights:
+        Per-partition weights (lag, bytes/s): a DataFrame ``(topic, partition,
+        weight)``, optionally with ``group_id`` (without it a topic's weights
+        apply to every group), or a dict ``{topic: [weight of p0, p1, ...]}``.
+        A partition without a weight gets the mean of its group's weights (1.0
+        when the group has none). Given, the result has a ``weight`` column;
+        strategies that do not balance weights check them and ignore them.
+    max_count_skew, min_improvement:
+        The load-aware knobs (default 1 and 0.05, see docs/load-aware.md).
 
     Returns
     -------
@@ -75,22 +93,25 @@ def assign_partitions(
         ``group_id``, ``generation`` (the new one), ``member_id`` (null while a
         cooperative transfer is pending), ``topic``, ``partition``,
         ``previous_member_id``, ``status`` (``new``, ``kept``, ``moved``,
-        ``revoked``, ``assigned``).
+        ``revoked``, ``assigned``), and ``weight`` when ``weights`` are given.
 
     Raises
     ------
     UnknownStrategyError, SchemaError, InvalidInputError
         Before any job for schema and argument problems. Data problems (null
-        member ids, duplicate rows, negative counts...) fail the job that
-        runs the assignment: its action (``collect``, ``write``...) raises
+        member ids, duplicate rows, negative counts, null or negative weights,
+        a weight for a partition the topic lacks...) fail the job that runs
+        the assignment: its action (``collect``, ``write``...) raises
         :class:`InvalidInputError` naming the group, column and rows, on
         classic Spark and on Connect (see :mod:`spark_assign.spark.failures`).
     """
-    return assign_frame(self, strategy, topics, previous, num_partitions)
+    return assign_frame(self, strategy, topics, previous, num_partitions, weights=weights,
+                        max_count_skew=max_count_skew, min_improvement=min_improvement)
 
 
 def assign_frame(subscriptions: DataFrame, strategy: str, topics: Any, previous: Any = None,
-                 num_partitions: Optional[int] = None, with_instance: bool = False) -> DataFrame:
+                 num_partitions: Optional[int] = None, with_instance: bool = False, weights: Any = None,
+                 max_count_skew: Optional[int] = None, min_improvement: Optional[float] = None) -> DataFrame:
     """:func:`assign_partitions`, optionally with each owner's ``group_instance_id`` column
     (the state table stores it)."""
     if num_partitions is not None and (isinstance(num_partitions, bool) or not isinstance(num_partitions, int)
@@ -98,22 +119,24 @@ def assign_frame(subscriptions: DataFrame, strategy: str, topics: Any, previous:
         raise InvalidInputError(f"num_partitions must be a positive integer, got {num_partitions!r}",
                                 column="num_partitions")
     failures.install()
-    wire, name, has_group = _wire(subscriptions, strategy, topics, previous)
+    w = _wire(subscriptions, strategy, topics, previous, weights, max_count_skew, min_improvement)
     n = num_partitions or int(cast(str, subscriptions.sparkSession.conf.get("spark.sql.shuffle.partitions")))
-    ddl = RESULT_DDL + (", `group_instance_id` string" if with_instance else "")
+    name, has_group, options, weighed = w.strategy, w.has_group, w.options, w.with_weight
 
     def run(batches):
         from spark_assign.spark.worker import assign_batches
 
-        return assign_batches(batches, name, group_column=has_group, with_instance=with_instance)
+        return assign_batches(batches, name, group_column=has_group, with_instance=with_instance,
+                              options=options, with_weight=weighed)
 
-    return (wire.repartition(n, "group_id")
-                .sortWithinPartitions("group_id", "kind")
-                .mapInArrow(run, ddl))
+    return (w.wire.repartition(n, "group_id")
+                  .sortWithinPartitions("group_id", "kind")
+                  .mapInArrow(run, result_ddl(with_instance, weighed)))
 
 
 def assign_local(subscriptions: DataFrame, strategy: str, topics: Any, previous: Any = None,
-                 with_instance: bool = False) -> pa.Table:
+                 with_instance: bool = False, weights: Any = None, max_count_skew: Optional[int] = None,
+                 min_improvement: Optional[float] = None) -> pa.Table:
     """:func:`assign_frame`'s rows computed in this process: the wire is collected as Arrow
     (one job) and the engine runs here, as a Spark worker would run it.
 
@@ -125,22 +148,36 @@ def assign_local(subscriptions: DataFrame, strategy: str, topics: Any, previous:
     from .worker import assign_batches
 
     local = previous if isinstance(previous, pa.Table) else None
-    wire, name, has_group = _wire(subscriptions, strategy, topics, None if local is not None else previous)
-    table = wire.toArrow()
+    w = _wire(subscriptions, strategy, topics, None if local is not None else previous, weights,
+              max_count_skew, min_improvement)
+    table = w.wire.toArrow()
     if local is not None:
         table = pa.concat_tables([table, arrow_wire(local, table.schema, KIND_PREVIOUS)])
+    schema = result_arrow_schema(with_instance, w.with_weight)
     if table.num_rows == 0:
-        return result_arrow_schema(with_instance).empty_table()
+        return schema.empty_table()
     table = table.sort_by([("group_id", "ascending"), ("kind", "ascending")])
-    batches = list(assign_batches(iter(table.combine_chunks().to_batches()), name, group_column=has_group,
-                                  with_instance=with_instance))
-    return pa.Table.from_batches(batches, schema=result_arrow_schema(with_instance))
+    batches = list(assign_batches(iter(table.combine_chunks().to_batches()), w.strategy, group_column=w.has_group,
+                                  with_instance=with_instance, options=w.options, with_weight=w.with_weight))
+    return pa.Table.from_batches(batches, schema=schema)
 
 
-def _wire(subscriptions: DataFrame, strategy: str, topics: Any, previous: Any) -> Tuple[DataFrame, str, bool]:
-    """The wire of one assignment (see :mod:`.wire`), the strategy's name, and whether the
-    subscriptions have a ``group_id`` column. Checks arguments and schemas, runs no job."""
-    chosen = spark_strategy(strategy)
+class _Wire(NamedTuple):
+    """One assignment's wire (see :mod:`.wire`) and how to run it: the strategy's name, whether the
+    subscriptions have ``group_id``, the engine options and whether weights travel."""
+
+    wire: DataFrame
+    strategy: str
+    has_group: bool
+    options: Dict[str, Any]
+    with_weight: bool
+
+
+def _wire(subscriptions: DataFrame, strategy: str, topics: Any, previous: Any, weights: Any = None,
+          max_count_skew: Optional[int] = None, min_improvement: Optional[float] = None) -> _Wire:
+    """The wire of one assignment. Checks arguments and schemas, runs no job."""
+    chosen = spark_strategy(strategy, weights_given=weights is not None)
+    options = load_knobs(max_count_skew, min_improvement)
     if topics is None:
         raise InvalidInputError("topics is required: a dict {topic: partitions} or a DataFrame",
                                 column="topics")
@@ -151,9 +188,13 @@ def _wire(subscriptions: DataFrame, strategy: str, topics: Any, previous: Any) -
     counts = check_topics(topics) if isinstance(topics, Mapping) else None   # the engine's own check
     topic_df = topics_frame(spark, topics if counts is None else counts)
     prev_df = previous_frame(spark, previous)
+    weight_df = weights_frame(spark, weights)
+    if weight_df is not None and not has_group and "group_id" in weight_df.columns:
+        raise InvalidInputError("weights have a group_id column but the subscriptions have none: give both, or "
+                                "weights without group_id", column="group_id")
     wire = build_wire(subscriptions, columns, topic_df, prev_df, with_racks=chosen.rack_aware,
-                      topic_counts=counts)
-    return wire, chosen.name, has_group
+                      topic_counts=counts, weights=weight_df)
+    return _Wire(wire, chosen.name, has_group, options, weight_df is not None)
 
 
 def attach() -> None:

@@ -13,7 +13,7 @@ or partition rows.
 
 Invariants of a batch (the wire is sorted by ``group_id, kind``): a group's
 rows are contiguous, subscriptions (kind 0) before previous-generation rows
-(kind 1) before replica racks (kind 2). Within a group, members are indexed
+(kind 1) before replica racks (kind 2) before weights (kind 3). Within a group, members are indexed
 in order of first appearance among the subscription rows; topics likewise,
 followed by topics that only the latest previous generation mentions (in
 their order of appearance, with count -1).
@@ -28,6 +28,11 @@ left name the previous owner of their partitions; rows without an owner whose
 status is ``revoked`` are transfers still pending (KIP-429). The new generation
 is one past the latest of the previous generation and the members' own
 generations.
+
+Weights (kind 3 rows, ``topic``, ``partition``, ``weight``), per group: checked
+and made the engine's ``weights`` option by the one validator,
+:func:`~spark_assign.core.weights.weights_from_rows` (:meth:`WireBatch.group_weights`);
+rows of topics the group does not subscribe to are ignored.
 """
 
 from __future__ import annotations
@@ -41,8 +46,9 @@ import pyarrow.compute as pc
 from ..core import GroupBatch
 from ..core.keys import run_positions
 from ..core.model import NO_GENERATION
+from ..core.weights import weights_from_rows
 from ..errors import InvalidInputError
-from .wire import KIND_PREVIOUS, KIND_RACKS
+from .wire import KIND_PREVIOUS, KIND_RACKS, KIND_WEIGHTS
 
 __all__ = ["WireBatch", "MISSING"]
 
@@ -133,6 +139,10 @@ class WireBatch:
         self.owned_offsets = np.asarray(owned.offsets, dtype=np.int64)
         self.owned_values = _ints(owned.values)
         self.replica_racks = col("replica_racks") if "replica_racks" in names else None
+        weight = col("weight") if "weight" in names else pa.nulls(self.n, pa.float64())
+        self.weight_null = np.asarray(weight.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+        self.weight = np.asarray(weight.cast(pa.float64()).fill_null(0.0).to_numpy(zero_copy_only=False),
+                                 dtype=np.float64)
         self._groups(col("group_id"))
         self._members()
         self._check_rows()
@@ -160,9 +170,11 @@ class WireBatch:
         self.group_names: List[Optional[str]] = self.group_ids.to_pylist()
         self.group_null = np.asarray(self.group_ids.is_null().to_numpy(zero_copy_only=False), dtype=bool)
         self.seg = np.repeat(np.arange(G, dtype=np.int64), np.diff(self.starts))
-        self.is_prev, is_rack = self.kind == KIND_PREVIOUS, self.kind == KIND_RACKS
-        is_sub = ~(self.is_prev | is_rack)
+        self.is_prev, is_rack, is_weight = self.kind == KIND_PREVIOUS, self.kind == KIND_RACKS, \
+            self.kind == KIND_WEIGHTS
+        is_sub = ~(self.is_prev | is_rack | is_weight)
         self.sub = np.flatnonzero(is_sub)
+        self.weight_rows = np.flatnonzero(is_weight)
         self.rack_rows = np.flatnonzero(is_rack & (self.topic >= 0))
         self.first_is_subscription = is_sub[self.starts[:-1]] if n else np.zeros(0, dtype=bool)
 
@@ -218,7 +230,7 @@ class WireBatch:
         if (kept_topic < 0).any():                       # topics only the previous generation has
             trows = np.concatenate([self.pairs, self.kept])
             trows = trows[np.argsort(seg[trows], kind="stable")]
-            _, t_of_trow, first = _first_appearance(seg[trows] * width + self.topic[trows])
+            keys, t_of_trow, first = _first_appearance(seg[trows] * width + self.topic[trows])
         else:
             trows, t_of_trow = np.concatenate([trows, self.kept]), np.concatenate([t_of_trow, kept_topic])
         topic_first_row = trows[first]
@@ -228,6 +240,11 @@ class WireBatch:
         self.topic_count = np.where((counts == MISSING) | self.is_prev[topic_first_row], -1, counts)
         self.topic_of = np.full(self.n, -1, dtype=np.int64)
         self.topic_of[trows] = t_of_trow
+        # Weight rows: their group's topic (group-local; -1 for a topic the group lacks).
+        w = self.weight_rows
+        self.weight_off = _segments(seg[w], G)
+        found = _lookup(keys, seg[w] * width + self.topic[w])
+        self.weight_topic = np.where((found >= 0) & (self.topic[w] >= 0), found - self.topic_off[seg[w]], -1)
 
     def _subscriptions(self) -> None:
         """Subscription pairs and the claims of ``owned_partitions``, as group-local indexes."""
@@ -325,6 +342,33 @@ class WireBatch:
             pending_partition=self.pending_partition,
             group_ids=self.group_names,
         )
+
+    # ------------------------------------------------------------------ weights
+
+    def weighted_groups(self) -> np.ndarray:
+        """The groups that have weight rows, in order."""
+        return np.flatnonzero(np.diff(self.weight_off) > 0)
+
+    def group_weights(self, s: int) -> Dict[str, np.ndarray]:
+        """Group ``s``'s weight rows as the engine's ``weights`` option, checked by
+        :func:`~spark_assign.core.weights.weights_from_rows` (raising its error, naming the
+        group); a row without a topic is an error too."""
+        lo, hi = int(self.weight_off[s]), int(self.weight_off[s + 1])
+        rows = self.weight_rows[lo:hi]
+        group = self.group_names[s]
+        nameless = np.flatnonzero(self.topic[rows] < 0)
+        if len(nameless):
+            i = int(rows[nameless[0]])
+            raise InvalidInputError("a weights row has a null topic", column="topic",
+                                    rows=[(None, None if self.partition[i] == MISSING else int(self.partition[i]),
+                                           None if self.weight_null[i] else float(self.weight[i]))], group=group)
+        ts, te = int(self.topic_off[s]), int(self.topic_off[s + 1])
+        try:
+            return weights_from_rows(self.name(self.topic_code[ts:te], self.topic_names), self.topic_count[ts:te],
+                                     self.weight_topic[lo:hi], self.partition[rows], self.weight[rows],
+                                     self.weight_null[rows])
+        except InvalidInputError as e:
+            raise e.in_group(group) from None
 
     # ------------------------------------------------------------------ rows the engine never sees
 

@@ -8,8 +8,10 @@ duplicates, negative counts) are found per group inside the job.
 from __future__ import annotations
 
 import json
+import numbers
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+import numpy as np
 import pyarrow as pa
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -17,36 +19,108 @@ from pyspark.sql import types as T
 
 from ..core.model import check_topics
 from ..core.registry import Strategy, get_strategy
+from ..core.weights import check_load_options
 from ..errors import WORKER_MARK, InvalidInputError, SchemaError
 
-__all__ = ["spark_strategy", "subscription_columns", "topics_frame", "previous_frame", "check_columns", "type_matches",
-           "checked_int_sql", "checked_int", "checked_bool_sql", "checked_bool"]
+__all__ = ["spark_strategy", "load_knobs", "weights_frame", "subscription_columns", "topics_frame", "previous_frame",
+           "check_columns", "type_matches", "checked_int_sql", "checked_int", "checked_double", "checked_bool_sql",
+           "checked_bool"]
 
 _INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
+_NUMERIC = _INTEGRAL + (T.FloatType, T.DoubleType, T.DecimalType)
 
 #: Arrow types of the Spark DDL types the project's columns use (timestamps: UTC microseconds,
 #: as Delta protocol 1/2 stores them).
 ARROW_TYPES = {"string": pa.string(), "int": pa.int32(), "bigint": pa.int64(), "boolean": pa.bool_(),
-               "tinyint": pa.int8(), "timestamp": pa.timestamp("us", tz="UTC"),
-               "array<int>": pa.list_(pa.int32()), "array<array<string>>": pa.list_(pa.list_(pa.string()))}
+               "tinyint": pa.int8(), "double": pa.float64(), "timestamp": pa.timestamp("us", tz="UTC"),
+               "array<int>": pa.list_(pa.int32()), "array<array<string>>": pa.list_(pa.list_(pa.string())),
+               "array<double>": pa.list_(pa.float64())}
 
 
-def spark_strategy(name: object) -> Strategy:
+def spark_strategy(name: object, weights_given: bool, argument: str = "weights") -> Strategy:
     """The strategy called ``name`` for the Spark surfaces (DataFrame method, SQL functions, state
-    tables). Weighted strategies (``load-aware`` and friends) are refused there for now: those
-    surfaces take no per-partition weights yet, and without weights the strategies would quietly
-    behave as ``sticky``.
+    tables). A weighted strategy (``load-aware`` and friends) needs the per-partition weights
+    (``argument``): without them it would quietly behave as ``sticky``, so it is refused with an
+    :class:`~spark_assign.errors.InvalidInputError` naming ``argument``.
 
     Example::
 
-        spark_strategy("sticky").name == "sticky"
+        spark_strategy("sticky", weights_given=False).name == "sticky"
     """
     chosen = get_strategy(name)
-    if chosen.weighted:
-        raise InvalidInputError(f"strategy {chosen.name!r} balances per-partition weights, which the Spark "
-                                "surfaces do not take yet; use it through spark_assign.core.assign(..., weights=...)",
-                                column="strategy", rows=[chosen.name])
+    if chosen.weighted and not weights_given:
+        raise InvalidInputError(f"strategy {chosen.name!r} balances per-partition weights: give them as "
+                                f"{argument} (docs/load-aware.md); without them it would assign as 'sticky'",
+                                column=argument, rows=[chosen.name])
     return chosen
+
+
+def load_knobs(max_count_skew: Any, min_improvement: Any) -> Dict[str, Any]:
+    """The load-aware knobs given (None: the engine's default), checked by the engine's own check
+    (:func:`~spark_assign.core.weights.check_load_options`), as engine options.
+
+    Example::
+
+        load_knobs(2, None) == {"max_count_skew": 2}
+    """
+    knobs = {k: v for k, v in (("max_count_skew", max_count_skew), ("min_improvement", min_improvement))
+             if v is not None}
+    check_load_options(knobs)
+    return {k: int(v) if k == "max_count_skew" else float(v) for k, v in knobs.items()}
+
+
+def weights_frame(spark, weights: Any) -> Optional[DataFrame]:
+    """``weights`` as a DataFrame ``(topic, partition int, weight double[, group_id])`` (see
+    :data:`~spark_assign.schema.WEIGHT_COLUMNS`), or None.
+
+    ``weights`` is None, a DataFrame with those columns (``group_id`` optional: without it, a
+    topic's weights apply to every group subscribing to it), or a dict ``{topic: [weight of
+    p0, p1, ...]}`` (the engine's shape, for every group). Columns and types are checked here;
+    values (null, NaN, negative, a partition out of range or given twice) in the job, per group,
+    by :func:`~spark_assign.core.weights.weights_from_rows`.
+
+    Example::
+
+        weights_frame(spark, {"orders": [900.0, 10.0, 10.0]}).columns == ["topic", "partition", "weight"]
+    """
+    from ..schema import WEIGHT_COLUMNS
+
+    if weights is None:
+        return None
+    columns = [(n, t) for n, t, _ in WEIGHT_COLUMNS if n != "group_id"]
+    if isinstance(weights, Mapping):
+        check_load_options({"weights": weights})
+        data: Dict[str, list] = {"topic": [], "partition": [], "weight": []}
+        for topic, values in weights.items():
+            if not isinstance(topic, str) or not topic:
+                raise InvalidInputError("weights: topic names must be non-empty strings", column="weights",
+                                        rows=[topic])
+            if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__len__"):
+                raise InvalidInputError("weights of a topic must be a list of numbers, one per partition",
+                                        column="weights", rows=[(topic, type(values).__name__)])
+            for p, v in enumerate(values):
+                if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Real, type(None))):
+                    raise InvalidInputError("weights must be numbers", column="weights", rows=[(topic, p, v)])
+                data["topic"].append(topic)
+                data["partition"].append(p)
+                data["weight"].append(None if v is None else float(v))
+        return local_frame(spark, columns, data)
+    if isinstance(weights, DataFrame):
+        present = check_columns(weights, "weights", WEIGHT_COLUMNS)
+        cols = [F.col("topic"), _as_int(present, "partition", "topic"), F.col("weight").cast("double").alias("weight")]
+        if "group_id" in present:
+            cols.append(F.col("group_id"))
+        return weights.select(*cols)
+    raise InvalidInputError(
+        f"weights must be a DataFrame (topic, partition, weight[, group_id]) or a dict {{topic: [weights]}}, "
+        f"got {type(weights).__name__}", column="weights")
+
+
+def _as_int(present: Dict[str, T.DataType], name: str, key: str) -> Column:
+    """The integral column ``name`` (of types ``present``) as INT: a bigint checked to fit
+    (:func:`checked_int`, naming the ``key`` of a bad row), a narrower one cast."""
+    value = checked_int(name, name, key=key) if isinstance(present[name], T.LongType) else F.col(name).cast("int")
+    return value.alias(name)
 
 
 def arrow_schema(columns: List[Tuple[str, str]]) -> pa.Schema:
@@ -137,14 +211,25 @@ def _checked(sql, column: str, source: str, key: Optional[str]) -> Column:
     return F.expr(sql(column, _quoted(source), _quoted(key) if key is not None else None))
 
 
+def checked_double(column: str, source: str, key: Optional[str] = None) -> Column:
+    """:func:`checked_int` for numbers: the column named ``source`` (text read from a CSV file) as
+    DOUBLE, failing the job with an :class:`~spark_assign.errors.InvalidInputError` naming
+    ``column`` for a value that is not a number (``'heavy'``)."""
+    return _checked(_checked_double_sql, column, source, key)
+
+
+def _checked_double_sql(column: str, source: str, key: Optional[str] = None) -> str:
+    return _checked_cast_sql(column, source, key, f"{column} must be a number", f"try_cast({source} AS DOUBLE)")
+
+
 def _quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
 def type_matches(dtype: T.DataType, expected: str) -> bool:
     """Whether a column of Spark type ``dtype`` is accepted where the project's DDL type ``expected``
-    is written (``int``: an integral type of any width; ``string``; ``array<int>``;
-    ``array<array<string>>``). Shared by the DataFrame method's and the SQL functions' schema checks.
+    is written (``int``: an integral type of any width; ``double``: any number type; ``string``;
+    ``array<int>``; ``array<double>``; ``array<array<string>>``). Shared by the DataFrame method's and the SQL functions' schema checks.
 
     Example::
 
@@ -154,8 +239,12 @@ def type_matches(dtype: T.DataType, expected: str) -> bool:
         return isinstance(dtype, T.StringType)
     if expected == "int":
         return isinstance(dtype, _INTEGRAL)
+    if expected == "double":
+        return isinstance(dtype, _NUMERIC)
     if expected == "array<int>":
         return isinstance(dtype, T.ArrayType) and isinstance(dtype.elementType, _INTEGRAL)
+    if expected == "array<double>":
+        return isinstance(dtype, T.ArrayType) and isinstance(dtype.elementType, _NUMERIC)
     if expected == "array<array<string>>":
         return (isinstance(dtype, T.ArrayType) and isinstance(dtype.elementType, T.ArrayType)
                 and isinstance(dtype.elementType.elementType, T.StringType))
@@ -216,9 +305,7 @@ def topics_frame(spark, topics: Any) -> DataFrame:
         present = check_columns(topics, "topics", [
             ("topic", "string", True), ("num_partitions", "int", True),
             ("replica_racks", "array<array<string>>", False), ("group_id", "string", False)])
-        count = (checked_int("num_partitions", "num_partitions", key="topic")
-                 if isinstance(present["num_partitions"], T.LongType) else F.col("num_partitions").cast("int"))
-        cols = [F.col("topic"), count.alias("num_partitions")]
+        cols = [F.col("topic"), _as_int(present, "num_partitions", "topic")]
         if "replica_racks" in present:
             cols.append(F.col("replica_racks"))
         if "group_id" in present:

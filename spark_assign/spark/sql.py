@@ -10,6 +10,10 @@ again replaces the same definitions, so it is idempotent):
   ``assign_cooperative_sticky``, ``assign_uniform``, ``assign_server_range``:
   ``(TABLE(t))`` only; they partition their input by ``group_id`` themselves,
   so the PARTITION BY cannot be forgotten (and must not be written);
+* ``assign_load_aware``, ``assign_cooperative_load_aware``, ``assign_lag_based``:
+  the same for the load-aware strategies, whose input has a ``partition_weights``
+  column, and which take the knobs ``max_count_skew => 2, min_improvement => 0.1``
+  (so does ``assign_partitions``);
 * ``assign_replicas(TABLE(t), method => 'striped')``: Kafka's replica placement
   (``striped``, ``admin-utils``) and the ``sticky`` reassignment, one row per topic
   carrying its cluster's brokers (:mod:`.sql_replicas`);
@@ -26,9 +30,9 @@ The table functions take one row per member and subscribed topic with the
 topic's partition count (Kafka's subscription as the group leader sees it):
 ``group_id``, ``member_id``, ``topic``, ``num_partitions``, and optionally
 ``group_instance_id``, ``rack``, ``owned_partitions``, ``generation``,
-``replica_racks``. They return the DataFrame method's columns (``group_id``,
+``replica_racks``, ``partition_weights``. They return the DataFrame method's columns (``group_id``,
 ``generation``, ``member_id``, ``topic``, ``partition``, ``previous_member_id``,
-``status``), computed by the same code. See docs/sql.md.
+``status``, and ``weight`` with weights), computed by the same code. See docs/sql.md.
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 
 ``assign_partitions(TABLE(t) PARTITION BY group_id, strategy => 'sticky')`` and one
 ``assign_<strategy>(TABLE(t))`` per strategy (``assign_cooperative_sticky``...),
-which partition their input by ``group_id`` themselves.
+which partition their input by ``group_id`` themselves. The load-aware ones read a
+``partition_weights`` column (per topic, like ``replica_racks``) and take the knobs as
+constant arguments: ``assign_load_aware(TABLE(t), max_count_skew => 2, min_improvement => 0.1)``.
 
 Analysis time (``analyze``, run by Spark's planner in a Python process): the table
 argument's columns and types are checked, the strategy is resolved, and Catalyst
@@ -21,20 +23,23 @@ same validation, same engine call, same generation rule, same output rows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, cast
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from pyspark.sql.types import DataType, IntegerType, LongType, StringType, StructField, StructType
+from pyspark.sql.types import (DataType, DecimalType, DoubleType, FloatType, IntegerType, LongType, StringType,
+                               StructField, StructType)
 from pyspark.sql.udtf import AnalyzeArgument, AnalyzeResult, PartitioningColumn, SelectedColumn
 
 from ..core import get_strategy, strategy_names
 from ..errors import InvalidInputError, SchemaError
 from ..schema import RESULT_COLUMNS
-from .inputs import ARROW_TYPES, checked_int_sql, spark_strategy, type_matches
-from .wire import KIND_RACKS, KIND_SUBSCRIPTION, WIRE_COLUMNS
+from ..core.keys import run_positions
+from ..core.weights import weights_from_rows
+from .inputs import ARROW_TYPES, checked_int_sql, load_knobs, spark_strategy, type_matches
+from .wire import KIND_RACKS, KIND_SUBSCRIPTION, KIND_WEIGHTS, WIRE_COLUMNS
 
 if TYPE_CHECKING:
     from types import FrameType
@@ -53,15 +58,22 @@ INPUT_COLUMNS: List[Tuple[str, str, bool]] = [
     ("owned_partitions", "array<int>", False),
     ("generation", "int", False),
     ("replica_racks", "array<array<string>>", False),
+    ("partition_weights", "array<double>", False),
 ]
+#: The load-aware knobs, constant arguments of the functions of weighted strategies and of
+#: ``assign_partitions``: (name, Spark types accepted).
+KNOB_ARGUMENTS = (("max_count_skew", (IntegerType, LongType)),
+                  ("min_improvement", (IntegerType, LongType, DecimalType, DoubleType, FloatType)))
 
 _SQL_TYPES = {"string": "STRING", "int": "INT", "array<int>": "ARRAY<INT>",
-              "array<array<string>>": "ARRAY<ARRAY<STRING>>", "tinyint": "TINYINT"}
+              "array<array<string>>": "ARRAY<ARRAY<STRING>>", "tinyint": "TINYINT", "array<double>": "ARRAY<DOUBLE>"}
 _SPARK_TYPES: Dict[str, DataType] = {"string": StringType(), "int": IntegerType()}
 _WIRE_SCHEMA = pa.schema([pa.field(name, ARROW_TYPES[kind]) for name, kind in WIRE_COLUMNS])
 
 #: The output schema (built by hand: ``analyze`` runs where no SparkContext parses DDL).
 RESULT_STRUCT = StructType([StructField(name, _SPARK_TYPES[kind]) for name, kind in RESULT_COLUMNS])
+#: The output schema with weights: each partition's weight too.
+WEIGHTED_STRUCT = StructType(RESULT_STRUCT.fields + [StructField("weight", DoubleType())])
 
 
 @dataclass
@@ -72,6 +84,8 @@ class AssignPlan(AnalyzeResult):
     strategy: str = ""
     columns: Tuple[str, ...] = ()          # the selected columns, in order
     with_racks: bool = False               # send replica racks to the engine
+    with_weights: bool = False             # send partition weights to the engine (and output them)
+    options: Dict[str, Any] = field(default_factory=dict)   # the load-aware knobs given
     partitioned_by_itself: bool = False    # the function declared PARTITION BY group_id
 
 
@@ -92,19 +106,39 @@ def _strategy_argument(function: str, strategy: Optional[AnalyzeArgument]) -> st
     return strategy.value
 
 
+def _knobs(function: str, given: Dict[str, Optional[AnalyzeArgument]]) -> Dict[str, Any]:
+    """The load-aware knobs given as constant arguments, checked (:func:`.inputs.load_knobs`)."""
+    values: Dict[str, Any] = {}
+    for name, types in KNOB_ARGUMENTS:
+        arg = given.get(name)
+        if arg is None:
+            continue
+        if arg.isTable or not arg.isConstantExpression or not isinstance(arg.dataType, types) or arg.value is None:
+            raise InvalidInputError(f"{function}: {name} must be a constant number such as "
+                                    f"{'2' if name == 'max_count_skew' else '0.05'}, got an argument of type "
+                                    f"{arg.dataType.simpleString()}", column=name)
+        values[name] = float(arg.value) if name == "min_improvement" else arg.value
+    return load_knobs(values.get("max_count_skew"), values.get("min_improvement"))
+
+
 def analyze_call(function: str, table: Optional[AnalyzeArgument], strategy: Optional[AnalyzeArgument],
-                 fixed_strategy: Optional[str]) -> AssignPlan:
+                 fixed_strategy: Optional[str], knobs: Optional[Dict[str, Optional[AnalyzeArgument]]] = None
+                 ) -> AssignPlan:
     """Check one call of ``function`` at analysis time and plan its input columns.
 
     Raises :class:`SchemaError` for a missing table argument, a missing or
-    mistyped column, and :class:`UnknownStrategyError` for an unknown strategy.
+    mistyped column, :class:`UnknownStrategyError` for an unknown strategy, and
+    :class:`InvalidInputError` for a weighted strategy without ``partition_weights``
+    or a bad knob (``knobs``: the ``max_count_skew`` and ``min_improvement`` arguments).
     """
     usage = (f"{function}(TABLE(t))" if fixed_strategy else
              f"{function}(TABLE(t) PARTITION BY group_id, strategy => 'sticky')")
     if table is None or not table.isTable:
         raise SchemaError(f"{function}: the first argument must be a table, as in {usage}")
-    chosen = spark_strategy(fixed_strategy or _strategy_argument(function, strategy))
     fields = {f.name.lower(): f for f in cast(StructType, table.dataType).fields}
+    chosen = spark_strategy(fixed_strategy or _strategy_argument(function, strategy),
+                            weights_given="partition_weights" in fields, argument="partition_weights")
+    options = _knobs(function, knobs or {})
     selected: List[SelectedColumn] = []
     names: List[str] = []
     present: Dict[str, str] = {}
@@ -121,6 +155,8 @@ def analyze_call(function: str, table: Optional[AnalyzeArgument], strategy: Opti
             present[name] = f.name
         if name == "replica_racks" and not (chosen.rack_aware and f is not None):
             continue                               # only rack-aware strategies read replica racks
+        if name == "partition_weights" and f is None:
+            continue
         source = f"`{present[name]}`" if name in present else "NULL"
         if f is not None and kind == "int" and isinstance(f.dataType, LongType):   # no overflow error from CAST
             key = f"`{present['topic' if name == 'num_partitions' else 'member_id']}`"
@@ -128,14 +164,17 @@ def analyze_call(function: str, table: Optional[AnalyzeArgument], strategy: Opti
         else:
             selected.append(SelectedColumn(f"CAST({source} AS {_SQL_TYPES[kind]})", alias=name))
         names.append(name)
+    with_weights = "partition_weights" in names
     return AssignPlan(
-        schema=RESULT_STRUCT,
+        schema=WEIGHTED_STRUCT if with_weights else RESULT_STRUCT,
         select=selected,
         partitionBy=[PartitioningColumn(f"`{present['group_id']}`")] if fixed_strategy else [],
         function=function,
         strategy=chosen.name,
         columns=tuple(names),
         with_racks="replica_racks" in names,
+        with_weights=with_weights,
+        options=options,
         partitioned_by_itself=bool(fixed_strategy),
     )
 
@@ -194,7 +233,8 @@ class AssignHandler:
         batch = self._input_batch()
         if batch is None:
             return
-        out = assign_table_rows(batch, self._plan.strategy, self._plan.with_racks)
+        plan = self._plan
+        out = assign_table_rows(batch, plan.strategy, plan.with_racks, plan.with_weights, plan.options)
         if out is None:
             return
         if self._arrow:
@@ -265,10 +305,11 @@ def _made_for_one_partition() -> Optional[bool]:
     return None
 
 
-def assign_table_rows(batch: pa.RecordBatch, strategy: str, with_racks: bool) -> Optional[pa.RecordBatch]:
+def assign_table_rows(batch: pa.RecordBatch, strategy: str, with_racks: bool, with_weights: bool = False,
+                      options: Optional[Dict[str, Any]] = None) -> Optional[pa.RecordBatch]:
     """Assign the one group whose table-argument rows are ``batch`` (columns named as
     :data:`INPUT_COLUMNS`; absent optional ones may be missing). Returns the result
-    rows (``RESULT_COLUMNS``), or None when the group has no partition."""
+    rows (``RESULT_COLUMNS``, and ``weight`` with weights), or None when the group has no partition."""
     from .worker import assign_batches
 
     if batch.num_rows == 0:
@@ -276,7 +317,10 @@ def assign_table_rows(batch: pa.RecordBatch, strategy: str, with_racks: bool) ->
     group = batch.column("group_id")[0].as_py()
     _check_topic_counts(batch, group)
     wire = _wire(batch, with_racks, group)
-    out = list(assign_batches(iter([wire]), strategy, group_column=True))
+    if with_weights:
+        wire = pa.concat_batches([wire, _weight_rows(batch, group)])
+    out = list(assign_batches(iter([wire]), strategy, group_column=True, options=options,
+                              with_weight=with_weights))
     return out[0] if out else None
 
 
@@ -317,13 +361,7 @@ def _wire(batch: pa.RecordBatch, with_racks: bool, group: Any) -> pa.RecordBatch
     subscriptions = pa.RecordBatch.from_arrays(arrays, schema=_WIRE_SCHEMA)
     if not with_racks or "replica_racks" not in present or batch.column("replica_racks").null_count == n:
         return subscriptions
-    racks: Dict[str, Any] = {}
-    for topic, value in zip(batch.column("topic").to_pylist(), batch.column("replica_racks").to_pylist()):
-        if topic is None or value is None:
-            continue
-        if racks.setdefault(topic, value) != value:
-            raise InvalidInputError("rows of one topic disagree on replica_racks", column="replica_racks",
-                                    rows=[(topic, racks[topic]), (topic, value)], group=group)
+    racks = _per_topic(batch, "replica_racks", group)
     m = len(racks)
     values = {"group_id": pa.array([group] * m, pa.string()),
               "kind": pa.array(np.full(m, KIND_RACKS, dtype=np.int8)),
@@ -334,14 +372,103 @@ def _wire(batch: pa.RecordBatch, with_racks: bool, group: Any) -> pa.RecordBatch
     return pa.concat_batches([subscriptions, rack_rows])
 
 
+def _per_topic(batch: pa.RecordBatch, column: str, group: Any) -> Dict[str, Any]:
+    """``column``'s value per topic (rows of one topic must agree; NULL values and topics are skipped)."""
+    per: Dict[str, Any] = {}
+    for topic, value in zip(batch.column("topic").to_pylist(), batch.column(column).to_pylist()):
+        if topic is None or value is None:
+            continue
+        if per.setdefault(topic, value) != value:
+            raise InvalidInputError(f"rows of one topic disagree on {column}", column=column,
+                                    rows=[(topic, per[topic]), (topic, value)], group=group)
+    return per
+
+
+def _weight_rows(batch: pa.RecordBatch, group: Any) -> pa.RecordBatch:
+    """The group's ``partition_weights`` (one array per topic, ``p``-th element the weight of
+    partition ``p``) as weight rows of the wire, checked here so that errors name the SQL column:
+    a topic's rows must agree, and an array's length must be the topic's partition count; the
+    values are checked by :func:`~spark_assign.core.weights.weights_from_rows`. A NULL array:
+    the topic has no weights (it gets the mean of the group's, see docs/load-aware.md).
+    Array passes only: the group's rows repeat each topic's array once per member."""
+    arrays = batch.column("partition_weights")
+    topics = batch.column("topic").dictionary_encode()
+    codes = np.asarray(topics.indices.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    rows = np.flatnonzero((codes >= 0) & np.asarray(arrays.is_valid().to_numpy(zero_copy_only=False), dtype=bool))
+    names_all = topics.dictionary.to_pylist()
+    _, first_at, of_row = np.unique(codes[rows], return_index=True, return_inverse=True)
+    firsts = rows[first_at]                               # one row per topic with weights
+    offsets = np.asarray(arrays.offsets, dtype=np.int64)
+    lengths = offsets[1:] - offsets[:-1]
+    values = arrays.values
+    flat = np.asarray(values.cast(pa.float64()).fill_null(0.0).to_numpy(zero_copy_only=False), dtype=np.float64)
+    nulls = np.asarray(values.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+    mine = firsts[of_row.reshape(-1)]                     # each row's topic's first row
+    same = lengths[rows] == lengths[mine]
+    if same.any():
+        r, f = rows[same], mine[same]
+        within = run_positions(lengths[r])
+        a, b = np.repeat(offsets[r], lengths[r]) + within, np.repeat(offsets[f], lengths[r]) + within
+        equal = (nulls[a] == nulls[b]) & ((flat[a] == flat[b]) | np.isnan(flat[a]) & np.isnan(flat[b]) | nulls[a])
+        bad_value = np.repeat(np.arange(len(r)), lengths[r])[~equal]
+        same[np.flatnonzero(same)[np.unique(bad_value)]] = False
+    if not same.all():
+        row, first = int(rows[~same][0]), int(mine[~same][0])
+        topic = names_all[codes[row]]
+        raise InvalidInputError("rows of one topic disagree on partition_weights", column="partition_weights",
+                                rows=[(topic, arrays[first].as_py()), (topic, arrays[row].as_py())], group=group)
+    counts = _topic_counts(batch)
+    keep = [i for i in firsts.tolist() if (counts.get(names_all[codes[i]]) or 0) > 0]
+    names = [names_all[codes[i]] for i in keep]
+    want = np.array([counts[t] for t in names], dtype=np.int64)
+    have = lengths[keep] if keep else np.zeros(0, dtype=np.int64)
+    if (want != have).any():
+        raise InvalidInputError("partition_weights must have one weight per partition: (topic, partitions, "
+                                "weights) differ", column="partition_weights",
+                                rows=[(t, int(n), int(k)) for t, n, k in zip(names, want, have) if n != k], group=group)
+    at = np.repeat(offsets[keep] if keep else np.zeros(0, dtype=np.int64), want) + run_positions(want)
+    weight, null = flat[at], nulls[at]
+    topic = np.repeat(np.arange(len(names), dtype=np.int64), want)
+    partition = run_positions(want)
+    try:
+        weights_from_rows(names, want, topic, partition, weight, null,
+                          weight_column="partition_weights", partition_column="partition_weights")
+    except InvalidInputError as e:
+        raise e.in_group(group) from None
+    m = len(at)
+    columns = {"group_id": pa.array([group] * m, pa.string()),
+               "kind": pa.array(np.full(m, KIND_WEIGHTS, dtype=np.int8)),
+               "topic": pa.DictionaryArray.from_arrays(pa.array(topic.astype(np.int32)),
+                                                       pa.array(names, pa.string())).cast(pa.string()),
+               "partition": pa.array(partition.astype(np.int32)),
+               "weight": pa.array(weight, mask=null)}
+    return pa.RecordBatch.from_arrays(
+        [columns.get(name, pa.nulls(m, ARROW_TYPES[kind])) for name, kind in WIRE_COLUMNS], schema=_WIRE_SCHEMA)
+
+
+def _topic_counts(batch: pa.RecordBatch) -> Dict[str, Optional[int]]:
+    """Each topic's ``num_partitions`` (rows of a topic agree: :func:`_check_topic_counts`)."""
+    return dict(zip(batch.column("topic").to_pylist(), batch.column("num_partitions").to_pylist()))
+
+
 # ---------------------------------------------------------------------------------- SQL names
 
 
 def _handler_class(function: str, strategy: Optional[str]) -> type:
-    """The handler class of one SQL name, module-level so workers import it by name."""
+    """The handler class of one SQL name, module-level so workers import it by name. ``analyze``
+    takes the knobs of the load-aware strategies where they apply (``assign_partitions`` and the
+    weighted strategies' own functions)."""
     if strategy is None:
-        def analyze(table: AnalyzeArgument, strategy: Optional[AnalyzeArgument] = None) -> AssignPlan:
-            return analyze_call(function, table, strategy, None)
+        def analyze(table: AnalyzeArgument, strategy: Optional[AnalyzeArgument] = None,
+                    max_count_skew: Optional[AnalyzeArgument] = None,
+                    min_improvement: Optional[AnalyzeArgument] = None) -> AssignPlan:
+            return analyze_call(function, table, strategy, None,
+                                {"max_count_skew": max_count_skew, "min_improvement": min_improvement})
+    elif get_strategy(strategy).weighted:
+        def analyze(table: AnalyzeArgument, max_count_skew: Optional[AnalyzeArgument] = None,  # type: ignore[misc]
+                    min_improvement: Optional[AnalyzeArgument] = None) -> AssignPlan:
+            return analyze_call(function, table, None, strategy,
+                                {"max_count_skew": max_count_skew, "min_improvement": min_improvement})
     else:
         def analyze(table: AnalyzeArgument) -> AssignPlan:  # type: ignore[misc]
             return analyze_call(function, table, None, strategy)
@@ -360,7 +487,5 @@ def _handler_class(function: str, strategy: Optional[str]) -> type:
 #: SQL name -> handler class: ``assign_partitions`` and one per built-in strategy.
 TABLE_FUNCTIONS: Dict[str, type] = {"assign_partitions": _handler_class("assign_partitions", None)}
 for _name in strategy_names():
-    if get_strategy(_name).weighted:             # no weights in SQL yet: see spark_strategy
-        continue
     _function = "assign_" + _name.replace("-", "_")
     TABLE_FUNCTIONS[_function] = _handler_class(_function, _name)

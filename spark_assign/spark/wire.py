@@ -7,7 +7,11 @@ All inputs of a group travel together as rows of one "wire" DataFrame:
 * kind 1, previous rows: one row per partition of earlier generations (the
   worker keeps the latest generation of the group);
 * kind 2, replica racks: one row per subscribed topic of the group whose
-  metadata has ``replica_racks`` (rack-aware strategies only).
+  metadata has ``replica_racks`` (rack-aware strategies only);
+* kind 3, weights: one row per partition with a weight (``topic``,
+  ``partition``, ``weight``), when weights are given: the group's own rows
+  when the weights have ``group_id``, else the rows of the topics the group
+  subscribes to.
 
 The wire is hash-partitioned and sorted by group, then ``mapInArrow`` runs
 :func:`.worker.assign_batches` over it: one shuffle, Arrow end to end, the
@@ -19,7 +23,7 @@ function in the driver: ``dataframe.assign_local``.)
 from __future__ import annotations
 
 import json
-from typing import Dict, Mapping, Optional, Set, Union
+from typing import Dict, List, Mapping, Optional, Set, Tuple, Union
 
 import pyarrow as pa
 from pyspark.sql import Column, DataFrame
@@ -29,10 +33,10 @@ from ..core.model import check_topics
 from ..schema import RESULT_COLUMNS
 from .inputs import ARROW_TYPES
 
-__all__ = ["KIND_SUBSCRIPTION", "KIND_PREVIOUS", "KIND_RACKS", "WIRE_DDL", "RESULT_DDL",
-           "result_arrow_schema", "with_topic_metadata", "arrow_wire", "build_wire"]
+__all__ = ["KIND_SUBSCRIPTION", "KIND_PREVIOUS", "KIND_RACKS", "KIND_WEIGHTS", "WIRE_DDL",
+           "result_columns", "result_ddl", "result_arrow_schema", "with_topic_metadata", "arrow_wire", "build_wire"]
 
-KIND_SUBSCRIPTION, KIND_PREVIOUS, KIND_RACKS = 0, 1, 2
+KIND_SUBSCRIPTION, KIND_PREVIOUS, KIND_RACKS, KIND_WEIGHTS = 0, 1, 2, 3
 
 #: The wire's columns, in order (group_id first: the worker finds groups by it).
 WIRE_COLUMNS = [
@@ -49,23 +53,34 @@ WIRE_COLUMNS = [
     ("status", "string"),
     ("replica_racks", "array<array<string>>"),
     ("metadata_rows", "int"),          # rows the topic has in the metadata (1 unless duplicated)
+    ("weight", "double"),              # weight rows only
 ]
 WIRE_DDL = ", ".join(f"{n} {t}" for n, t in WIRE_COLUMNS)
-RESULT_DDL = ", ".join(f"`{n}` {t}" for n, t in RESULT_COLUMNS)
 
 
-def result_arrow_schema(with_instance: bool = False) -> pa.Schema:
-    """The result's Arrow schema (``RESULT_DDL``, plus the owner's ``group_instance_id`` if asked)."""
-    fields = [pa.field(n, ARROW_TYPES[t]) for n, t in RESULT_COLUMNS]
-    if with_instance:
-        fields.append(pa.field("group_instance_id", pa.string()))
-    return pa.schema(fields)
+def result_columns(with_instance: bool = False, with_weight: bool = False) -> List[Tuple[str, str]]:
+    """The result's columns: ``RESULT_COLUMNS``, plus the owner's ``group_instance_id`` and each
+    partition's ``weight`` if asked."""
+    return (RESULT_COLUMNS + ([("group_instance_id", "string")] if with_instance else [])
+            + ([("weight", "double")] if with_weight else []))
+
+
+def result_ddl(with_instance: bool = False, with_weight: bool = False) -> str:
+    """:func:`result_columns` as Spark DDL."""
+    return ", ".join(f"`{n}` {t}" for n, t in result_columns(with_instance, with_weight))
+
+
+def result_arrow_schema(with_instance: bool = False, with_weight: bool = False) -> pa.Schema:
+    """:func:`result_columns` as an Arrow schema."""
+    return pa.schema([pa.field(n, ARROW_TYPES[t]) for n, t in result_columns(with_instance, with_weight)])
 
 
 #: Nested columns that travel only when some row can hold a value: Spark's Arrow transfer of a
 #: null nested column costs about as much as the rest of the wire together (measured: an identity
 #: ``mapInArrow`` over 500k rows took 5.5 s with both, 0.9 s without).
 OPTIONAL_NESTED = ("owned_partitions", "replica_racks")
+#: Columns that travel only when some row can hold a value (``weight``: only when weights are given).
+OPTIONAL_COLUMNS = OPTIONAL_NESTED + ("weight",)
 
 
 def _select(df: DataFrame, values: Dict[str, Column], skip: Set[str]) -> DataFrame:
@@ -124,17 +139,20 @@ def build_wire(
     previous: Optional[DataFrame],
     with_racks: bool,
     topic_counts: Optional[Mapping[str, int]] = None,
+    weights: Optional[DataFrame] = None,
 ) -> DataFrame:
     """The wire DataFrame for one ``assign_partitions`` call (see the module docstring).
 
-    ``owned_partitions`` is on the wire only if ``subscriptions`` has it, and
-    ``replica_racks`` only for a rack-aware strategy whose metadata has it; the
+    ``owned_partitions`` is on the wire only if ``subscriptions`` has it,
+    ``replica_racks`` only for a rack-aware strategy whose metadata has it, and
+    ``weight`` only with ``weights`` (see :func:`.inputs.weights_frame`); the
     worker reads an absent column as all nulls. ``topic_counts``: ``topics``
     as the dict it was made from (see :func:`with_topic_metadata`).
     """
     racks: Union[bool, DataFrame] = with_racks and "replica_racks" in topics.columns
-    present = {"owned_partitions": "owned_partitions" in subscriptions.columns, "replica_racks": racks}
-    skip = {name for name in OPTIONAL_NESTED if not present[name]}
+    present = {"owned_partitions": "owned_partitions" in subscriptions.columns, "replica_racks": racks,
+               "weight": weights is not None}
+    skip = {name for name in OPTIONAL_COLUMNS if not present[name]}
     keys = ["group_id", "topic"] if "group_id" in topics.columns else ["topic"]
     subs = subscriptions.select(*[c.alias(n) for n, c in columns.items()])
     # One metadata row per topic: a duplicated topic is reported by the worker, not joined twice.
@@ -155,13 +173,19 @@ def build_wire(
         if "group_id" not in previous.columns:
             prev_cols["group_id"] = F.lit(None)
         parts.append(_select(previous, {**prev_cols, "kind": F.lit(KIND_PREVIOUS)}, skip))
+    group_topics = subs.select("group_id", "topic").where(F.col("topic").isNotNull()).distinct()
     if racks:
-        group_topics = subs.select("group_id", "topic").where(F.col("topic").isNotNull()).distinct()
         racks = topics.select(*keys, "replica_racks").where(F.col("replica_racks").isNotNull())
         joined_racks = group_topics.join(racks, on=keys, how="inner")
         parts.append(_select(joined_racks, {"group_id": F.col("group_id"), "topic": F.col("topic"),
                                             "replica_racks": F.col("replica_racks"),
                                             "kind": F.lit(KIND_RACKS)}, skip))
+    if weights is not None:
+        # With group_id, a group's own rows (rows of topics it does not subscribe to are ignored by
+        # the worker); without, each topic's rows for every group subscribing to it.
+        rows = weights if "group_id" in weights.columns else group_topics.join(weights, on="topic", how="inner")
+        parts.append(_select(rows, {n: F.col(n) for n in ("group_id", "topic", "partition", "weight")}
+                             | {"kind": F.lit(KIND_WEIGHTS)}, skip))
     wire = parts[0]
     for p in parts[1:]:
         wire = wire.unionByName(p)

@@ -34,7 +34,7 @@ on the other. The rules every implementation keeps:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Protocol, Sequence, runtime_checkable
+from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple, runtime_checkable
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
@@ -114,6 +114,17 @@ class StateBackend(Protocol):
 
     def check(self, snap: Snapshot) -> None:
         """Raise :class:`~spark_assign.errors.StateTableError` unless ``snap`` is a state table this engine can use."""
+        ...
+
+    def missing_columns(self, snap: Snapshot) -> List[Tuple[str, str]]:
+        """The columns (name, type) of the kind's ``added_columns`` the table lacks at ``snap``
+        (an older format, see :mod:`.layout`); none for a table of the current format."""
+        ...
+
+    def upgrade(self, snap: Snapshot, metadata: Dict[str, object]) -> None:
+        """Add :meth:`missing_columns` (nullable; old rows read them as null) in one commit with
+        ``metadata``, or raise :class:`~spark_assign.errors.CommitConflict` when another writer
+        committed first (it may have upgraded the table itself)."""
         ...
 
     def read(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None,

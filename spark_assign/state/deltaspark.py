@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import pyarrow as pa
 
@@ -151,10 +151,25 @@ class DeltaSparkBackend:
     def check(self, snap: Snapshot) -> None:
         actual = {f.name: f.dataType.simpleString() for f in self._load(snap.version).schema.fields}
         expected = dict(self.kind.columns)
-        bad = sorted(n for n, t in expected.items() if actual.get(n) != t)
+        bad = sorted(n for n, t in expected.items() if actual.get(n) != t
+                     and not (n in self.kind.added_columns and n not in actual))   # an older format lacks those
         if bad:
             raise StateTableError(f"{self.location} is not a spark-assign state table of {self.kind.name}: "
                                   f"columns {bad} are missing or mistyped; expected {self.kind.ddl()}")
+
+    def missing_columns(self, snap: Snapshot) -> List[Tuple[str, str]]:
+        return self.kind.missing(self._load(snap.version).columns)
+
+    def upgrade(self, snap: Snapshot, metadata: Dict[str, object]) -> None:
+        """``ALTER TABLE ADD COLUMNS`` in a child session carrying ``metadata`` (a commit's
+        ``userMetadata`` can only come from a session setting)."""
+        missing = self.missing_columns(snap)
+        child = self._child_session(json.dumps({**metadata, "attempt": uuid.uuid4().hex}))
+        target = f"delta.`{self.location.replace('`', '``')}`" if self.by_path else self.location
+        try:
+            child.sql(f"ALTER TABLE {target} ADD COLUMNS ({', '.join(f'`{n}` {t}' for n, t in missing)})")
+        except self.conflicts as e:
+            raise CommitConflict(f"upgrade: {type(e).__name__}") from e
 
     def _load(self, version: int):
         reader = self.spark.read.format("delta").option("versionAsOf", version)
@@ -165,7 +180,7 @@ class DeltaSparkBackend:
     def read(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None, key: Optional[str] = None):
         from pyspark.sql import functions as F
 
-        rows = self._load(snap.version).select(*self.kind.names)
+        rows = self.kind.complete(self._load(snap.version))
         if commit_versions is not None:
             rows = rows.where(F.col(PARTITION_COLUMN).isin([int(v) for v in commit_versions]))
         if key is not None:

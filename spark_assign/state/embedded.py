@@ -27,7 +27,7 @@ import os
 import re
 import time
 import uuid
-from typing import Dict, Iterator, List, Optional, Sequence
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -187,7 +187,7 @@ class EmbeddedBackend:
         dt = snap.handle
         expected = {f.name: f.type for f in self.kind.arrow()}
         actual = {f.name: f.type for f in pa.schema(dt.schema().to_arrow())}
-        missing = sorted(set(expected) - set(actual))
+        missing = sorted(set(expected) - set(actual) - set(self.kind.added_columns))   # an older format lacks those
         wrong = sorted(n for n in expected if n in actual and actual[n] != expected[n]
                        and not (pa.types.is_timestamp(actual[n]) and pa.types.is_timestamp(expected[n])))
         if missing or wrong:
@@ -202,6 +202,23 @@ class EmbeddedBackend:
         if unsupported:
             raise StateTableError(f"{self.root} uses Delta features the embedded engine cannot read: "
                                   f"{sorted(unsupported)}; open it with delta-spark")
+
+    def missing_columns(self, snap: Snapshot) -> List[Tuple[str, str]]:
+        return self.kind.missing(f.name for f in pa.schema(snap.handle.schema().to_arrow()))
+
+    def upgrade(self, snap: Snapshot, metadata: Dict[str, object]) -> None:
+        """``ALTER TABLE ADD COLUMNS`` through delta-rs, as exactly version ``snap + 1``."""
+        from deltalake import CommitProperties
+        from deltalake.exceptions import CommitFailedError
+        from deltalake.schema import Field, PrimitiveType
+
+        fields = [Field(name, PrimitiveType(kind), nullable=True) for name, kind in self.missing_columns(snap)]
+        props = CommitProperties(max_commit_retries=0, custom_metadata={
+            k: v if isinstance(v, str) else json.dumps(v) for k, v in metadata.items()})
+        try:
+            snap.handle.alter.add_columns(fields, commit_properties=props)
+        except CommitFailedError as e:
+            raise CommitConflict(str(e)) from e
 
     # ------------------------------------------------------------------ reads
 
@@ -302,8 +319,8 @@ class EmbeddedBackend:
             custom_metadata={k: v if isinstance(v, str) else json.dumps(v) for k, v in metadata.items()},
             app_transactions=[Transaction(app_id, version, int(time.time() * 1000))])
         try:
-            dt.create_write_transaction(adds, "append", self.kind.arrow(), partition_by=[PARTITION_COLUMN],
-                                        commit_properties=props)
+            dt.create_write_transaction(adds, "append", pa.schema(dt.schema().to_arrow()),   # its own order
+                                        partition_by=[PARTITION_COLUMN], commit_properties=props)
         except CommitFailedError as e:
             raise CommitConflict(str(e)) from e
 

@@ -28,6 +28,7 @@ from ..spark.dataframe import assign_frame, assign_local
 from .backend import Snapshot, StateBackend
 from .layout import PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, spark_ddl
 from .plan import Plan, only_groups, only_heads, with_fingerprints
+from .request import Request
 
 __all__ = ["rows_in_spark", "rows_in_driver", "PREVIOUS_COLUMNS"]
 
@@ -36,8 +37,8 @@ PREVIOUS_COLUMNS = ["group_id", "generation", "member_id", "topic", "partition",
 _PREVIOUS_TYPES = [c for c in TABLE_COLUMNS if c[0] in PREVIOUS_COLUMNS]
 
 
-def rows_in_spark(backend, subscriptions: DataFrame, topic_df: DataFrame, strategy: str, snap: Optional[Snapshot],
-                  todo: Plan, version: int, tasks: int, reuse: Optional[tuple]) -> DataFrame:
+def rows_in_spark(backend, request: Request, snap: Optional[Snapshot], todo: Plan, version: int, tasks: int,
+                  reuse: Optional[tuple]) -> DataFrame:
     """The new generation's rows for the changed groups of ``todo``, computed by ``tasks`` Spark
     tasks (reusing a failed attempt's rows for groups whose head did not move since)."""
     ids = list(todo.changed)
@@ -51,36 +52,51 @@ def rows_in_spark(backend, subscriptions: DataFrame, topic_df: DataFrame, strate
             kept = only_groups(old_rows, todo, same).withColumn(PARTITION_COLUMN, F.lit(version).cast("bigint"))
             if not ids:
                 return kept
-    subs = subscriptions if todo.everything and kept is None else only_groups(subscriptions, todo, ids)
+    everything = todo.everything and kept is None
+    subs = request.subscriptions if everything else only_groups(request.subscriptions, todo, ids)
     previous = _previous(backend, snap, todo, ids)
-    result = assign_frame(subs, strategy, topic_df, previous, num_partitions=tasks, with_instance=True)
+    result = assign_frame(subs, request.strategy, request.topic_df, previous, num_partitions=tasks,
+                          with_instance=True, weights=_weights(request, todo, ids, everything), **request.options)
+    if "weight" not in result.columns:
+        result = result.withColumn("weight", F.lit(None).cast("double"))
     rows = (with_fingerprints(result, todo, ids)
-            .withColumn("strategy", F.lit(strategy))
+            .withColumn("strategy", F.lit(request.strategy))
             .withColumn("committed_at", F.lit(datetime.datetime.now(datetime.timezone.utc)).cast("timestamp"))
             .withColumn(PARTITION_COLUMN, F.lit(version).cast("bigint"))
             .select(*[n for n, _ in TABLE_COLUMNS]))
     return rows if kept is None else rows.unionByName(kept)
 
 
-def rows_in_driver(backend, subscriptions: DataFrame, topics, strategy: str, snap: Optional[Snapshot],
-                   todo: Plan, version: int) -> pa.Table:
+def rows_in_driver(backend, request: Request, snap: Optional[Snapshot], todo: Plan, version: int) -> pa.Table:
     """:func:`rows_in_spark` in the driver, as Arrow: the changed groups' inputs are collected
     (one job) and assigned here. The caller bounds the rows."""
     ids = list(todo.changed)
-    subs = subscriptions if todo.everything else only_groups(subscriptions, todo, ids)
+    subs = request.subscriptions if todo.everything else only_groups(request.subscriptions, todo, ids)
     previous = _previous_arrow(backend, snap, todo, ids)
-    result = assign_local(subs, strategy, topics, previous, with_instance=True)
+    result = assign_local(subs, request.strategy, request.topics, previous, with_instance=True,
+                          weights=_weights(request, todo, ids, todo.everything), **request.options)
     groups = result.column("group_id")
     known = pc.unique(groups)
     fingerprint = pa.array([todo.changed[g].fingerprint for g in known.to_pylist()], type=pa.string())
     n = result.num_rows
     now = datetime.datetime.now(datetime.timezone.utc)
     extra = {"input_fingerprint": pc.take(fingerprint, pc.index_in(groups, value_set=known)),
-             "strategy": pa.array([strategy] * n, type=pa.string()),
+             "strategy": pa.array([request.strategy] * n, type=pa.string()),
              "committed_at": pa.array([now] * n, type=pa.timestamp("us", tz="UTC")),
              PARTITION_COLUMN: pa.array(np.full(n, version, dtype=np.int64))}
+    if "weight" not in result.column_names:
+        extra["weight"] = pa.nulls(n, pa.float64())
     schema = arrow_schema()
     return pa.table([extra[f.name] if f.name in extra else result.column(f.name) for f in schema], schema=schema)
+
+
+def _weights(request: Request, todo: Plan, ids: List[str], everything: bool) -> Optional[DataFrame]:
+    """The weights the changed groups ``ids`` read: per-group weights of other groups left out
+    (each group's own weight rows travel with it, see :mod:`spark_assign.spark.wire`)."""
+    w = request.weights
+    if w is None or everything or "group_id" not in w.columns:
+        return w
+    return only_groups(w, todo, ids)
 
 
 def _previous(backend, snap: Optional[Snapshot], todo: Plan, ids: List[str]) -> Optional[DataFrame]:

@@ -13,7 +13,9 @@ through one backend (:class:`~.backend.StateBackend`) and runs, for
    latest generation as ``previous``;
 3. ``stage``: write the new rows as files of partition ``commit_version=N+1``
    and the new heads beside the log. A table that does not exist yet is
-   created here, after the compute stage accepted the input;
+   created here, after the compute stage accepted the input; a table of an
+   older format first gets the columns it lacks, in a commit of its own (see
+   :mod:`.layout`), and the rebalance starts over from that version;
 4. ``commit``: compare-and-set version N+1. When another writer got there
    first, re-read, plan again and retry (bounded by ``max_attempts``).
 
@@ -69,7 +71,10 @@ class Rebalance:
     ``version``: the Delta version committed, or None; ``summary``: counts
     (for an ``AssignmentTable``: ``groups_recomputed``, ``groups_unchanged``,
     ``partitions_moved``, ``revoked``, ``assigned``, ``new``, ``kept``,
-    ``attempts``; for a ``ReplicaTable``, see its ``rebalance``).
+    ``attempts``, and with a load-aware strategy ``groups_replanned_for_load``:
+    groups re-planned because their load exceeded the threshold under the new
+    weights, of which ``groups_replanned_unmoved`` moved nothing and were not
+    committed; for a ``ReplicaTable``, see its ``rebalance``).
     """
 
     rows: DataFrame
@@ -90,10 +95,13 @@ class TableState:
 @dataclass
 class Computed:
     """The compute stage's result: the new rows (Arrow when computed in the driver, else a
-    DataFrame), and figures for the summary that the rows alone do not give."""
+    DataFrame), figures for the summary that the rows alone do not give, and the plan narrowed
+    to the units that get a new generation, when the kind dropped some whose new rows would
+    change nothing (None: the plan as it was)."""
 
     rows: Union[pa.Table, DataFrame]
     figures: Dict[str, int] = field(default_factory=dict)
+    plan: Optional[Plan] = None
 
 
 def fault(point: str) -> None:
@@ -172,8 +180,9 @@ class GenerationTable:
 
     # ------------------------------------------------------------------ what a kind implements
 
-    def _plan(self, request: Any, heads: DataFrame) -> Plan:
-        """The units of ``request`` to recompute against ``heads`` (see :func:`.plan.changed_units`)."""
+    def _plan(self, request: Any, heads: DataFrame, snap: Optional[Snapshot]) -> Plan:
+        """The units of ``request`` to recompute against ``heads``, the heads of ``snap`` (None: no
+        table yet); see :func:`.plan.changed_units`."""
         raise NotImplementedError
 
     def _compute(self, request: Any, snap: Optional[Snapshot], todo: Plan, version: int,
@@ -206,20 +215,26 @@ class GenerationTable:
             stages.next("plan")
             snap = self._current()              # None: no table yet, created once the rows are good
             heads, heads_dir = heads_and_name_at(self._backend, snap)
-            todo = self._plan(request, heads)                                # 1. the changed units
+            todo = self._plan(request, heads, snap)                          # 1. the changed units
             warned = self._warn(todo) if attempt == 1 else 0
-            if not todo.changed:                # nothing to write (an empty input creates no table)
+            computed: Optional[Computed] = None
+            if todo.changed:
+                stages.next("compute")
+                version = (snap.version if snap is not None else 0) + 1
+                computed = self._compute(request, snap, todo, version, reuse)   # 2. their next generation
+                # Bad input has raised by now: nothing was written, not even a new table.
+                todo = computed.plan if computed.plan is not None else todo
+            if computed is None or not todo.changed:    # nothing to write (an empty input creates no table)
                 empty = self.spark.createDataFrame([], self.kind.ddl())
-                return Rebalance(empty, None, self._summary(todo, attempt, warned))
-            stages.next("compute")
-            version = (snap.version if snap is not None else 0) + 1
-            computed = self._compute(request, snap, todo, version, reuse)   # 2. their next generation
-            # Bad input has raised by now: nothing was written, not even a new table.
-            if snap is None:
-                snap = self._create()
-                if snap.version != 0:           # another writer created the table and committed first
+                figures = computed.figures if computed is not None else None
+                return Rebalance(empty, None, self._summary(todo, attempt, warned, figures=figures))
+            if snap is None or self._backend.missing_columns(snap):
+                moved_on = self._create() if snap is None else self._upgrade(snap)
+                if moved_on.version != (snap.version if snap is not None else 0):
+                    # another writer committed first, or the format was upgraded: start over from there
                     reuse = (computed.rows, todo) if isinstance(computed.rows, DataFrame) else None
                     continue
+                snap = moved_on
             stages.next("write")
             staged, rows = self._stage(computed.rows, todo, version, request.num_files)   # 3. not yet visible
             summary = self._summary(todo, attempt, warned, staged.outcome, computed.figures)
@@ -272,6 +287,18 @@ class GenerationTable:
         """Create the table (unless another writer just did) and return its latest snapshot."""
         if not self._backend.exists():
             self._backend.create(self.kind.description)
+        return self._backend.snapshot()
+
+    def _upgrade(self, snap: Snapshot) -> Snapshot:
+        """Add the columns an older format lacks (:meth:`~.layout.TableKind.missing`), in a commit
+        of its own that keeps the heads (see :mod:`.layout`); the latest snapshot after it."""
+        added = [n for n, _ in self._backend.missing_columns(snap)]
+        metadata: Dict[str, object] = {"spark_assign": {"format": FORMAT_VERSION, "operation": "upgrade",
+                                                       "added": added}}
+        try:
+            self._backend.upgrade(snap, metadata)
+        except CommitConflict:
+            pass                                # another writer committed (maybe the upgrade): read again
         return self._backend.snapshot()
 
     def _parts_for(self, rows: int, per_part: int) -> int:

@@ -7,8 +7,9 @@ Heads are one small Parquet file per version, beside the Delta log (see
   its commit and names it in the commit's metadata, so of two writers racing
   for a version the heads a reader finds are the winner's, and heads are
   never rewritten (no cache is needed, nothing to invalidate);
-* a prune names no heads: the heads of its version are those of the version
-  before (followed back at most :data:`PRUNES_FOLLOWED` commits);
+* a prune (or an upgrade of the table's format) names no heads: the heads of
+  its version are those of the version before (followed back at most
+  :data:`PRUNES_FOLLOWED` commits);
 * a version whose commit names no heads (another tool's commit, or heads
   lost) is read by one scan of the table, which any later rebalance repairs
   by writing heads again.
@@ -33,7 +34,7 @@ from pyspark.sql import functions as F
 
 from ..spark.inputs import local_frame
 from .backend import Snapshot, StateBackend
-from .layout import HEADS_DIR, PARTITION_COLUMN, TableKind, arrow_schema, heads_ddl, heads_path, local_dir, spark_ddl
+from .layout import HEADS_DIR, KEEPS_HEADS, PARTITION_COLUMN, TableKind, arrow_schema, heads_ddl, heads_path, local_dir, spark_ddl
 from .plan import LITERAL_GROUPS, Outcome, Plan, in_groups, ids_frame
 
 __all__ = ["PRUNES_FOLLOWED", "heads_at", "heads_and_name_at", "heads_name_at", "changed_heads", "write_heads",
@@ -61,8 +62,8 @@ def heads_and_name_at(backend: StateBackend, snap: Optional[Snapshot]) -> Tuple[
 
 
 def heads_name_at(backend: StateBackend, snap: Snapshot) -> Optional[str]:
-    """The heads directory of ``snap``: named by the rebalance that made it, or, for a prune
-    (which leaves every group's head as it was), by the version before, and so on."""
+    """The heads directory of ``snap``: named by the rebalance that made it, or, for a prune or
+    an upgrade (which leave every group's head as it was), by the version before, and so on."""
     for version in range(snap.version, max(snap.version - PRUNES_FOLLOWED, 0), -1):
         meta = backend.commit_metadata(snap, version)
         if not isinstance(meta, dict):
@@ -70,7 +71,7 @@ def heads_name_at(backend: StateBackend, snap: Snapshot) -> Optional[str]:
         name = meta.get("heads")
         if isinstance(name, str) and name:
             return name
-        if meta.get("operation") != "prune":
+        if meta.get("operation") not in KEEPS_HEADS:
             return None
     return None
 

@@ -32,6 +32,13 @@ A table (rows of its kind's *units*, groups or clusters) is an ordinary Delta ta
 
 A version whose commit names no heads (written by another tool) is read by
 scanning the table once.
+
+Formats: an assignment table of format ``1`` has no ``weight`` column; ``2`` adds it (the partition's weight
+in that generation, for load-aware strategies and load reports). Tables of
+format 1 are read as they are (a column they lack reads as null); the first
+rebalance on one adds the columns of :data:`ADDED_COLUMNS` in a commit of its
+own (operation ``upgrade``, which, like a prune, keeps the heads of the
+version before), then commits its generation.
 """
 
 from __future__ import annotations
@@ -49,7 +56,7 @@ from ..spark import inputs
 __all__ = [
     "TableKind", "ASSIGNMENTS", "REPLICAS", "TABLE_COLUMNS", "PARTITION_COLUMN", "HEADS_DIR", "HEADS_COLUMNS",
     "FORMAT_VERSION", "APP_ID", "arrow_schema", "spark_ddl", "heads_ddl", "heads_path", "heads_name",
-    "FILE_ORDER", "local_path", "local_dir", "in_files", "check_new_table_folder",
+    "FILE_ORDER", "local_path", "local_dir", "in_files", "check_new_table_folder", "ADDED_COLUMNS", "KEEPS_HEADS",
 ]
 
 PARTITION_COLUMN = "commit_version"
@@ -66,7 +73,14 @@ HEADS_COLUMNS: List[Tuple[str, str]] = [
     ("empty", "boolean"),              # the latest generation has no partitions (its topics are gone)
 ]
 #: Written into the table properties and every commit's metadata.
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"
+#: Columns added to the assignment table after format 1, with the format that added them: a
+#: table may lack them until its first rebalance under this format upgrades it (see the module
+#: docstring). A replica table's columns are the same in both formats.
+ADDED_COLUMNS = {"weight": "2"}
+#: Operations of spark-assign commits that change no group's head: the heads of such a version
+#: are those of the version before.
+KEEPS_HEADS = ("prune", "upgrade")
 #: Every writer of a table commits an application transaction under this id
 #: with version = the table version it writes: two writers that read the same
 #: version cannot both commit (see backend.py). Delta keeps application
@@ -104,6 +118,8 @@ class TableKind:
     file_order: Tuple[str, ...]
     stat_columns: Tuple[str, ...]
     description: str
+    added_columns: Tuple[str, ...] = ()
+
 
     @property
     def columns(self) -> List[Tuple[str, str]]:
@@ -128,12 +144,39 @@ class TableKind:
         """Arrow schema of the table's columns."""
         return arrow_schema(self.columns)
 
+    def missing(self, names) -> List[Tuple[str, str]]:
+        """The ``added_columns`` (name, type) a table of this kind with columns ``names`` lacks
+        (an older format, see the module docstring). A table lacking any other column is not a
+        state table (the backends' ``check``).
+
+        Example::
+
+            ASSIGNMENTS.missing(["group_id", "generation"])     # [('weight', 'double')]
+        """
+        have = set(names)
+        return [(n, t) for n, t in self.columns if n in self.added_columns and n not in have]
+
+    def complete(self, rows):
+        """``rows`` (a DataFrame of a table of this kind, maybe of an older format) with every
+        column in order: the ``added_columns`` it lacks as typed nulls.
+
+        Example::
+
+            ASSIGNMENTS.complete(spark.read.format("delta").load(path))    # has a weight column
+        """
+        from pyspark.sql import functions as F
+
+        for name, kind in self.missing(rows.columns):
+            rows = rows.withColumn(name, F.lit(None).cast(kind))
+        return rows.select(*self.names)
+
 
 #: Consumer-group assignments (``AssignmentTable``): one row per partition per group per generation.
 ASSIGNMENTS = TableKind(
     "assignments", tuple(STATE_COLUMNS), "group_id", "strategy", "member_id", STATUSES, FILE_ORDER,
     ("group_id", "generation", "member_id", "topic", "partition", "status"),
-    "spark-assign: Kafka partition assignments, one row per partition per group per generation")
+    "spark-assign: Kafka partition assignments, one row per partition per group per generation",
+    tuple(ADDED_COLUMNS))
 #: Replica placements (``ReplicaTable``): one row per replica per cluster per generation.
 REPLICAS = TableKind(
     "replicas", tuple(REPLICA_STATE_COLUMNS), "cluster_id", "method", None, REPLICA_STATUSES,

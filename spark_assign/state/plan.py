@@ -75,6 +75,9 @@ class Plan:
     missing_topics: List[str] = field(default_factory=list)
     #: Groups with claims whose generation is negative but not -1 (they count as carrying none).
     negative_generation_groups: int = 0
+    #: Changed units their fingerprint did not pick: an assignment table's groups re-planned
+    #: because their load under new weights exceeds the threshold (see :mod:`.load`).
+    replanned: List[str] = field(default_factory=list)
 
     @property
     def everything(self) -> bool:
@@ -139,7 +142,7 @@ class Outcome:
 
 
 def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy: str, force: bool,
-         topic_counts: Optional[Mapping[str, int]] = None) -> Plan:
+         topic_counts: Optional[Mapping[str, int]] = None, key: Optional[str] = None) -> Plan:
     """The groups to recompute: new ones, those whose input fingerprint or strategy changed,
     those waiting for a cooperative transfer, or all when ``force``.
 
@@ -154,6 +157,9 @@ def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy
     and claim generation, the topic's partition count, metadata rows and
     replica racks; plus the strategy. ``topic_counts``: the topics as a checked
     dict, when given so (see :func:`~spark_assign.spark.wire.with_topic_metadata`).
+    ``key``: what the fingerprint hashes for the strategy (default its name; the
+    load-aware strategies add their knobs, see :func:`.load.fingerprint_key`). Weights
+    are not in it: they change every run (see :mod:`.load`).
     """
     # Written as SQL text: one call into the JVM per expression instead of one per function.
     present = set(subscriptions.columns)
@@ -171,7 +177,7 @@ def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy
         "CASE WHEN topic IS NOT NULL AND coalesce(_num_partitions, 0) = 0 THEN topic END AS _missing",
         f"{odd_generation} AS _odd_generation")
     also = f"coalesce(_pending, false) OR _strategy != {sql_string(strategy)}"
-    return changed_units(rows, heads, strategy, force, also)
+    return changed_units(rows, heads, key or strategy, force, also)
 
 
 def changed_units(rows: DataFrame, heads: DataFrame, salt: str, force: bool, also_changed: str = "false",

@@ -162,7 +162,7 @@ class ReplicaTable(GenerationTable):
         settings.check(topics, brokers)                        # schemas and arguments, no job
         return _Request(topics, brokers, settings, num_files, max_attempts, force)
 
-    def _plan(self, request: _Request, heads: DataFrame) -> Plan:
+    def _plan(self, request: _Request, heads: DataFrame, snap: Optional[Snapshot]) -> Plan:
         """Fingerprints of the clusters' topic and broker rows (see :func:`.plan.changed_units`)."""
         t, b = set(request.topics.columns), set(request.brokers.columns)
         rf = "CAST(replication_factor AS bigint)" if "replication_factor" in t else "CAST(NULL AS bigint)"

@@ -120,7 +120,7 @@ def state_views(spark: Any, state: str, views: str = "assignments") -> List[str]
 
 
 def rebalance(spark: Any, state: str, subscriptions: Any, topics: Any, strategy: str = "cooperative-sticky",
-              views: Optional[str] = "assignments") -> Rebalance:
+              views: Optional[str] = "assignments", weights: Any = None) -> Rebalance:
     """Rebalance a state table from SQL views and commit the next generations; refresh the views.
 
     Example::
@@ -150,6 +150,9 @@ def rebalance(spark: Any, state: str, subscriptions: Any, topics: Any, strategy:
         A strategy name.
     views:
         Prefix of the views :func:`state_views` refreshes after the commit, or None.
+    weights:
+        The same for per-partition weights (``topic, partition, weight`` and optionally
+        ``group_id``), or None: needed by the load-aware strategies (docs/load-aware.md).
 
     Returns
     -------
@@ -159,7 +162,8 @@ def rebalance(spark: Any, state: str, subscriptions: Any, topics: Any, strategy:
     prefix = _view_name(views) if views is not None else None
     subs = _frame(spark, subscriptions, "subscriptions")
     meta = _frame(spark, topics, "topics")
-    step = AssignmentTable(spark, state).rebalance(subs, meta, strategy=strategy)
+    lag = _frame(spark, weights, "weights") if weights is not None else None
+    step = AssignmentTable(spark, state).rebalance(subs, meta, strategy=strategy, weights=lag)
     if prefix is not None:
         state_views(spark, state, prefix)
     return step
@@ -208,7 +212,7 @@ def call_statement(spark: Any, statement: str) -> Union[None, Any]:
         return None
     name = m.group(1).lower()
     args = _arguments(name, m.group(2))
-    allowed = {"rebalance": {"state", "subscriptions", "topics", "strategy", "views"},
+    allowed = {"rebalance": {"state", "subscriptions", "topics", "strategy", "views", "weights"},
                "views": {"state", "views"}}.get(name)
     if allowed is None:
         raise InvalidInputError(f"unknown procedure spark_assign.{name}; available: "
@@ -226,7 +230,8 @@ def call_statement(spark: Any, statement: str) -> Union[None, Any]:
         names = state_views(spark, args["state"], args.get("views", "assignments"))
         return spark.createDataFrame([(n,) for n in names], "view string")
     step = rebalance(spark, args["state"], args["subscriptions"], args["topics"],
-                     strategy=args.get("strategy", "cooperative-sticky"), views=args.get("views", "assignments"))
+                     strategy=args.get("strategy", "cooperative-sticky"), views=args.get("views", "assignments"),
+                     weights=args.get("weights"))
     return _summary_frame(spark, step)
 
 

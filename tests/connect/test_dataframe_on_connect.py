@@ -3,3 +3,4 @@
 from ..spark.test_dataframe_cases import *  # noqa: F401,F403
 from ..spark.test_dataframe_engine import *  # noqa: F401,F403
 from ..spark.test_dataframe_errors import *  # noqa: F401,F403
+from ..spark.test_dataframe_weights import *  # noqa: F401,F403

@@ -6,7 +6,9 @@ Every expected list below was printed once by OpenJDK 17.0.15 (``jshell``), e.g.
 overridden as in ``server-common``'s ``MockRandom``).
 """
 
+import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 from spark_assign.core.javarandom import JavaRandom, java_shuffle
 
@@ -75,3 +77,17 @@ def test_kafka_mock_random_matches_the_jvm():
     rnd = MockRandom()
     assert [rnd.next_int() for _ in range(6)] == [-1553064625, -1379575778, 649309754, -422816401, 874314300,
                                                    -787303135]
+
+
+@given(st.integers(-2**63, 2**63 - 1),
+       st.lists(st.one_of(st.integers(1, 64), st.integers(1, 2**31 - 1), st.sampled_from([2**30, 2**31 - 1])),
+                max_size=200))
+def test_next_ints_is_next_int_in_turn(seed, bounds):
+    one, many = JavaRandom(seed), JavaRandom(seed)
+    assert many.next_ints(np.array(bounds, dtype=np.int64)).tolist() == [one.next_int(b) for b in bounds]
+    assert many.next_long() == one.next_long()             # the same state after
+
+
+def test_next_ints_draws_through_a_replaced_next():
+    rnd = MockRandom()
+    assert MockRandom().next_ints(np.array([5, 7, 5])).tolist() == [rnd.next_int(b) for b in (5, 7, 5)]

@@ -129,6 +129,25 @@ def test_stable_weights_move_nothing_after_the_first_generation(group):
 
 
 @SETTINGS
+@given(weighted_groups(), st.sampled_from(["load-aware", "cooperative-load-aware"]), st.integers(1, 3))
+def test_stable_weights_move_nothing_after_a_rebalance(group, strategy, skew):
+    """From a generation that was itself a rebalance (stale claims, members with nothing, a
+    prefix of improving moves applied: not an end point of a fresh search), generations with the
+    same weights keep everything: the search resumes where the applied prefix stopped."""
+    members, topics, weights = group
+    result = assign(members, topics, strategy, weights=weights, max_count_skew=skew)
+    for generation in range(2, 8):                 # cooperative: follow-ups until nothing is withheld
+        if (result.owner >= 0).all():
+            break
+        members = next_generation(members, result, generation)
+        result = assign(members, topics, strategy, weights=weights, max_count_skew=skew)
+    for generation in range(10, 13):
+        members = next_generation(members, result, generation)
+        result = assign(members, topics, strategy, weights=weights, max_count_skew=skew)
+        assert result.status_names().count("kept") == len(result.owner)
+
+
+@SETTINGS
 @given(weighted_groups(fresh=True), st.integers(0, 2**32 - 1))
 def test_noise_moves_only_for_a_real_gain(group, seed):
     """Weights scaled by up to +-1%: partitions move only if the search finds the heaviest load

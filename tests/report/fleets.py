@@ -131,7 +131,7 @@ def synthetic_fleet(groups: int = 10_000, generations: int = 4, partitions: int 
             "topic": "events", "partition": part, "previous_member_id": member, "status": status,
             "strategy": strategy, "group_instance_id": None,
             "committed_at": pd.Timestamp("2024-01-01", tz="UTC") + pd.to_timedelta(gen, unit="h"),
-            "input_fingerprint": "x"}))
+            "input_fingerprint": "x", "weight": None}))
     return pd.concat(frames, ignore_index=True)[COLUMNS]
 
 
@@ -153,3 +153,36 @@ def expected_metrics() -> Dict[Tuple[str, int, int], dict]:
         (STICKY, 2, 0): dict(groups_rebalanced=2, follow_ups=0, groups_with_moves=1, partitions=6, new=2, kept=3, moved=1,
                           revoked=0, assigned=0, members_mean=2.0, members_max=3, spread_mean=0.5, spread_max=1),
     }
+
+
+def simulate_load(generations: int = 6, strategies: Sequence[str] = (STICKY, "load-aware"), seed: int = 3,
+                  groups: int = 4) -> pd.DataFrame:
+    """A fleet with drifting Zipf lag, a member stalling from generation 2 and a hot partition from
+    generation 4 (:class:`~spark_assign.scenario.LagModel`), run through the engine; every group
+    re-planned every generation (as ``simulate`` does with lag), each row with its weight."""
+    from spark_assign.scenario import LagModel, Scenario, generate
+
+    scenario = Scenario(groups=groups, members=4, topics=2, partitions=10, generations=generations, lag="zipf",
+                        stall_at=2, hot_partition_at=4, seed=seed)
+    model = LagModel(scenario)
+    base = pd.Timestamp("2024-07-01 08:00", tz="UTC")
+    rows: List[dict] = []
+    owned: Dict[str, Dict[str, Dict[str, list]]] = {s: {} for s in strategies}
+    owners: Dict[str, Dict[tuple, Optional[str]]] = {s: {} for s in strategies}
+    for gen in generate(scenario):
+        for strategy in strategies:
+            lag = model.weights(gen, strategy, owners[strategy])
+            for g, members in gen.groups.items():
+                mine = owned[strategy].get(g, {})
+                result = assign([Member(m.member_id, topics=list(m.topics), owned=mine.get(m.member_id, []),
+                                        generation=gen.number - 1 if gen.number > 1 else None) for m in members],
+                                gen.topics, strategy, weights=lag[g])
+                new_rows, _ = _result_rows(result, strategy, g, gen.number, set(),
+                                           base + pd.Timedelta(minutes=15 * gen.number))
+                for r in new_rows:
+                    r["weight"] = lag[g][r["topic"]][r["partition"]]
+                    r["input_fingerprint"] = f"{g}:{gen.number}"
+                    owners[strategy][(g, r["topic"], r["partition"])] = r["member_id"]
+                rows += new_rows
+                owned[strategy][g] = {m: list(v) for m, v in result.assignment.items()}
+    return pd.DataFrame(rows, columns=COLUMNS)

@@ -44,8 +44,9 @@ def rows_of(groups, rng):
     return rows
 
 
-def engine(gid, members, topics, strategy, previous):
-    """The engine's answer, given previous rows {(topic, partition): (owner, status)} of generation 1."""
+def engine(gid, members, topics, strategy, previous, **options):
+    """The engine's answer, given previous rows {(topic, partition): (owner, status)} of generation 1
+    (``options``: engine options, such as ``weights``)."""
     claimed = {}
     for (t, p), (owner, _) in previous.items():
         if owner is not None:
@@ -66,7 +67,7 @@ def engine(gid, members, topics, strategy, previous):
         pend = [(t, p) for (t, p), (o, s) in previous.items() if o is None and s == "revoked" and t in code]
         spec.pending_topic = np.array([code[t] for t, _ in pend], dtype=np.int64)
         spec.pending_partition = np.array([p for _, p in pend], dtype=np.int64)
-    r = assign_group(spec, strategy)
+    r = assign_group(spec, strategy, **options)
     names = r.owner_names()
     out = {}
     for t, p, o, po, s in zip(r.topic.tolist(), r.partition.tolist(), r.owner.tolist(),

@@ -201,7 +201,8 @@ def test_a_users_script_catches_the_error_and_sees_no_stack():
 
 
 @pytest.mark.parametrize("strategy", ["load-aware", "cooperative-load-aware", "lag-based"])
-def test_weighted_strategies_are_refused_until_the_dataframe_takes_weights(spark, strategy):
+def test_weighted_strategies_need_weights(spark, strategy):
+    """Without weights a weighted strategy would quietly assign as sticky: refused, naming weights."""
     with pytest.raises(InvalidInputError, match=f"strategy '{strategy}' balances per-partition weights") as info:
         subs(spark, [("g", "c", "t")]).assign_partitions(strategy, topics=GOOD_TOPICS)
-    assert info.value.column == "strategy"
+    assert info.value.column == "weights"

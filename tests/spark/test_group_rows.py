@@ -17,7 +17,7 @@ from spark_assign.spark.wire import WIRE_COLUMNS
 from spark_assign.spark.worker import assign_batches
 
 _TYPES = {"string": pa.string(), "tinyint": pa.int8(), "int": pa.int32(), "array<int>": pa.list_(pa.int32()),
-          "array<array<string>>": pa.list_(pa.list_(pa.string()))}
+          "array<array<string>>": pa.list_(pa.list_(pa.string())), "double": pa.float64()}
 SCHEMA = pa.schema([pa.field(n, _TYPES[t]) for n, t in WIRE_COLUMNS])
 TOPICS = {"t0": 4, "t1": 3, "t2": 5}
 
@@ -33,9 +33,13 @@ def prev(group, member, topic, partition, generation, status="kept", instance=No
                 generation=generation, status=status, group_instance_id=instance)
 
 
-def run(rows, strategy="sticky", batch_rows=10_000):
+def weight(group, topic, partition, value):
+    return dict(group_id=group, kind=3, topic=topic, partition=partition, weight=value)
+
+
+def run(rows, strategy="sticky", batch_rows=10_000, **kwargs):
     table = pa.Table.from_pydict({n: [r.get(n) for r in rows] for n, _ in WIRE_COLUMNS}, schema=SCHEMA)
-    out = list(assign_batches(iter(table.to_batches(max_chunksize=batch_rows)), strategy))
+    out = list(assign_batches(iter(table.to_batches(max_chunksize=batch_rows)), strategy, **kwargs))
     return pa.Table.from_batches(out).to_pylist() if out else []
 
 
@@ -195,3 +199,61 @@ def test_chunks_hold_whole_groups_and_every_row_once(sizes, batch_rows, min_rows
     for c, after in zip(chunks, chunks[1:]):
         first = after.column("group_id")[0].as_py()
         assert c.num_rows + after.column("group_id").to_pylist().count(first) >= min_rows
+
+
+@pytest.mark.parametrize("batch_rows", [2, 5, 10_000])
+def test_weight_rows_are_weights_not_subscriptions(batch_rows):
+    """Kind-3 rows carry a group's weights, across batch splits, and never count as subscriptions."""
+    rng = random.Random(3)
+    rows, expected = [], {}
+    for g in range(6):
+        group = f"g{g}"
+        members = [Member(f"c{i}", topics=sorted(TOPICS)) for i in range(rng.randint(1, 4))]
+        rows += [sub(group, m.member_id, t) for m in members for t in m.topics]
+        lag = {t: [float(rng.randint(0, 100)) for _ in range(n)] for t, n in TOPICS.items()}
+        rows += [weight(group, t, p, w) for t, ws in lag.items() for p, w in enumerate(ws)]
+        expected[group] = (assign(members, TOPICS, "load-aware", weights=lag), lag)
+    out = run(rows, "load-aware", batch_rows, with_weight=True)
+    assert len(out) == len(expected) * sum(TOPICS.values())
+    for group, (result, lag) in expected.items():
+        want = {tp: m for m, tps in result.assignment.items() for tp in tps}
+        assert owners(out, group) == want, group
+        assert all(r["weight"] == lag[r["topic"]][r["partition"]] for r in out if r["group_id"] == group)
+
+
+@pytest.mark.parametrize("chunk_rows", [1, 100_000])
+@pytest.mark.parametrize("strategy", ["sticky", "range", "load-aware"])
+def test_weights_of_some_partitions_fill_the_weight_column_with_their_mean(strategy, chunk_rows):
+    """Groups with weights for some partitions of some topics, beside groups without any, in one
+    chunk or one chunk per group: a batched strategy assigns as without weights, a weighted one
+    as the engine with the group's weights; the weight column is 1.0 without weights, else the
+    given weight, or the mean of the group's given weights for a partition without one."""
+    rng = random.Random(11)
+    rows, expected = [], {}
+    for g in range(8):
+        group = f"g{g}"
+        members = [Member(f"c{i}", topics=sorted(TOPICS)) for i in range(rng.randint(1, 4))]
+        rows += [sub(group, m.member_id, t) for m in members for t in m.topics]
+        given = {} if g % 3 == 0 else {(t, p): float(rng.randint(0, 50)) for t in ("t0", "t2")
+                                       for p in rng.sample(range(TOPICS[t]), 2)}
+        rows += [weight(group, t, p, w) for (t, p), w in given.items()]
+        mean = sum(given.values()) / len(given) if given else 1.0
+        dense = {t: [given.get((t, p), mean) for p in range(n)] for t, n in TOPICS.items()}
+        options = {"weights": {t: dense[t] for t in ("t0", "t2")}} if given and strategy == "load-aware" else {}
+        expected[group] = (assign(members, TOPICS, strategy, **options), dense)
+    out = run(rows, strategy, 10_000, with_weight=True, chunk_rows=chunk_rows)
+    for group, (result, dense) in expected.items():
+        assert owners(out, group) == {tp: m for m, tps in result.assignment.items() for tp in tps}, group
+        assert {(r["topic"], r["partition"]): r["weight"] for r in out if r["group_id"] == group} == \
+            {(t, p): w for t, ws in dense.items() for p, w in enumerate(ws)}, group
+
+
+@pytest.mark.parametrize("bad_first", [True, False])
+def test_a_bad_weight_and_a_bad_row_the_earlier_group_is_named(bad_first):
+    """Weights are checked group by group with the rows: the earlier group's problem is raised."""
+    bad_weight = [sub("g0", "a", "t0"), weight("g0", "t0", 0, -1.0)]
+    bad_row = [sub("g1", "a", "t0"), sub("g1", None, "t0")]
+    rows = bad_weight + bad_row if bad_first else bad_row + [dict(r, group_id="g2") for r in bad_weight]
+    match = "weights must be finite.*group 'g0'" if bad_first else "null or empty member_id.*group 'g1'"
+    with pytest.raises(InvalidInputError, match=match):
+        run(rows, "load-aware", with_weight=True)

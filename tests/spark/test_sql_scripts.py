@@ -39,7 +39,8 @@ def run(spark, script: Path, state: Path) -> list:
 def test_there_are_scripts():
     names = [p.name for p in SCRIPTS]
     assert names == ["01_example_tables.sql", "02_assignment_input.sql", "03_one_shot_assignment.sql",
-                     "04_generational_loop.sql", "05_analysis.sql", "06_delta_generations.sql", "07_replicas.sql"]
+                     "04_generational_loop.sql", "05_analysis.sql", "06_delta_generations.sql", "07_replicas.sql",
+                     "08_load_aware.sql"]
 
 
 def test_every_script_runs_in_order(spark, tmp_path):
@@ -78,6 +79,14 @@ def test_every_script_runs_in_order(spark, tmp_path):
     assert (second.groups_recomputed, second.groups_unchanged) == (2, 1) and second.revoked > 0
     assert (third.groups_recomputed, third.assigned) == (1, second.revoked)     # analytics' transfers
     assert again.version is None and again.groups_recomputed == 0               # idempotent
+
+    load = results["08_load_aware.sql"]
+    imbalance = {(r.group_id, r.strategy): (r.imbalance, r.spread) for r in load[2]}
+    for group in ("analytics", "billing"):
+        assert imbalance[(group, "load-aware")][0] < imbalance[(group, "sticky")][0], group
+        assert imbalance[(group, "load-aware")][1] <= 1 and imbalance[(group, "sticky")][1] <= 1
+    assert sum(r.partitions for r in load[4]) == 30 and all(r.load > 0 for r in load[4])
+    assert {r.status: r.partitions for r in load[-1]} == {"kept": 30}        # small drift moves nothing
     latest, by_status, changed, racks, skew = delta[7:]
     assert sum(r.partitions for r in latest) == 30 and all(r.member_id for r in latest)
     assert {r.group_id: r.generation for r in latest} == {"analytics": 3, "audit": 1, "billing": 2}

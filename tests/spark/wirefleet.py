@@ -28,7 +28,7 @@ from spark_assign.spark.wire import WIRE_COLUMNS
 from spark_assign.testing import NAME_STEMS
 
 _TYPES = {"string": pa.string(), "tinyint": pa.int8(), "int": pa.int32(), "array<int>": pa.list_(pa.int32()),
-          "array<array<string>>": pa.list_(pa.list_(pa.string()))}
+          "array<array<string>>": pa.list_(pa.list_(pa.string())), "double": pa.float64()}
 WIRE_SCHEMA = pa.schema([pa.field(n, _TYPES[t]) for n, t in WIRE_COLUMNS])
 SUBS_DDL = ("group_id string, member_id string, topic string, group_instance_id string, rack string, "
             "owned_partitions array<int>, generation int")
