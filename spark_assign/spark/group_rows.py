@@ -304,6 +304,8 @@ class WireBatch:
         """The member of each ``group`` whose ``group_instance_id`` has code ``instance`` (the last
         one if several), else -1."""
         static = np.flatnonzero(self.member_instance >= 0)
+        if len(static) == 0:                      # no static member in the batch
+            return np.full(len(group), -1, dtype=np.int64)
         width = len(self.instance_names) + 1
         keys = self.member_group[static] * width + self.member_instance[static]
         order = np.argsort(keys, kind="stable")

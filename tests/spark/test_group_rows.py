@@ -257,3 +257,12 @@ def test_a_bad_weight_and_a_bad_row_the_earlier_group_is_named(bad_first):
     match = "weights must be finite.*group 'g0'" if bad_first else "null or empty member_id.*group 'g1'"
     with pytest.raises(InvalidInputError, match=match):
         run(rows, "load-aware", with_weight=True)
+
+
+def test_a_previous_static_owner_and_no_static_member_in_the_batch():
+    """A previous row names an instance id but no member of the batch is static (found by the
+    random fleets: the lookup of static members failed on an empty batch of them)."""
+    rows = [sub("g0", "a", "t0"), prev("g0", "old", "t0", 0, 1, instance="i-old")]
+    out = run(rows, "range")
+    assert owners(out, "g0") == {("t0", p): "a" for p in range(TOPICS["t0"])}
+    assert [r["previous_member_id"] for r in out if r["partition"] == 0] == ["old"]
