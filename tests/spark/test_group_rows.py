@@ -201,6 +201,12 @@ def test_chunks_hold_whole_groups_and_every_row_once(sizes, batch_rows, min_rows
         assert c.num_rows + after.column("group_id").to_pylist().count(first) >= min_rows
 
 
+def subscribed_members(rng, group):
+    """1-4 members of ``group`` subscribing to every topic, and their subscription rows."""
+    members = [Member(f"c{i}", topics=sorted(TOPICS)) for i in range(rng.randint(1, 4))]
+    return members, [sub(group, m.member_id, t) for m in members for t in m.topics]
+
+
 @pytest.mark.parametrize("batch_rows", [2, 5, 10_000])
 def test_weight_rows_are_weights_not_subscriptions(batch_rows):
     """Kind-3 rows carry a group's weights, across batch splits, and never count as subscriptions."""
@@ -208,8 +214,8 @@ def test_weight_rows_are_weights_not_subscriptions(batch_rows):
     rows, expected = [], {}
     for g in range(6):
         group = f"g{g}"
-        members = [Member(f"c{i}", topics=sorted(TOPICS)) for i in range(rng.randint(1, 4))]
-        rows += [sub(group, m.member_id, t) for m in members for t in m.topics]
+        members, subscribed = subscribed_members(rng, group)
+        rows += subscribed
         lag = {t: [float(rng.randint(0, 100)) for _ in range(n)] for t, n in TOPICS.items()}
         rows += [weight(group, t, p, w) for t, ws in lag.items() for p, w in enumerate(ws)]
         expected[group] = (assign(members, TOPICS, "load-aware", weights=lag), lag)
@@ -232,8 +238,8 @@ def test_weights_of_some_partitions_fill_the_weight_column_with_their_mean(strat
     rows, expected = [], {}
     for g in range(8):
         group = f"g{g}"
-        members = [Member(f"c{i}", topics=sorted(TOPICS)) for i in range(rng.randint(1, 4))]
-        rows += [sub(group, m.member_id, t) for m in members for t in m.topics]
+        members, subscribed = subscribed_members(rng, group)
+        rows += subscribed
         given = {} if g % 3 == 0 else {(t, p): float(rng.randint(0, 50)) for t in ("t0", "t2")
                                        for p in rng.sample(range(TOPICS[t]), 2)}
         rows += [weight(group, t, p, w) for (t, p), w in given.items()]
