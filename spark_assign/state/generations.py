@@ -211,7 +211,9 @@ class GenerationTable:
         """The stages of a rebalance, tried again (from the plan) when another writer commits
         first. ``request`` has at least ``max_attempts`` and ``num_files``."""
         reuse: Optional[tuple] = None
-        for attempt in range(1, request.max_attempts + 1):
+        attempt, upgraded = 0, False
+        while attempt < request.max_attempts:
+            attempt += 1
             stages.next("plan")
             snap = self._current()              # None: no table yet, created once the rows are good
             heads, heads_dir = heads_and_name_at(self._backend, snap)
@@ -231,7 +233,10 @@ class GenerationTable:
             if snap is None or self._backend.missing_columns(snap):
                 moved_on = self._create() if snap is None else self._upgrade(snap)
                 if moved_on.version != (snap.version if snap is not None else 0):
-                    # another writer committed first, or the format was upgraded: start over from there
+                    # another writer committed first, or the format was upgraded: start over from there;
+                    # one upgrade is not a lost race, so it spends no attempt (max_attempts=1 still upgrades)
+                    if snap is not None and not upgraded:
+                        upgraded, attempt = True, attempt - 1
                     reuse = (computed.rows, todo) if isinstance(computed.rows, DataFrame) else None
                     continue
                 snap = moved_on
