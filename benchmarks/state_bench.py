@@ -32,7 +32,10 @@ land on the incremental step, the one run first. Writes
 benchmarks/results/state.json and prints the table: each step's time, as a
 share of the full recompute on the same engine (``vs_full``) and, for
 delta-spark, as a multiple of the embedded engine's time for the same step
-(``vs_embedded``).
+(``vs_embedded``), and the Spark jobs it ran (``spark_jobs``, counted with
+Spark's status tracker: the same on every run, unlike the seconds). The
+machine line has the 1-minute load average before and after the run: the
+machine is shared, and the seconds follow its load.
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ def main() -> None:
     from spark_assign import local_session
     from spark_assign.spark.session import has_delta_spark
 
+    load_before = round(os.getloadavg()[0], 1)
     spark = local_session(**{"spark.sql.shuffle.partitions": "4", "spark.driver.memory": "4g"})
     if "delta-spark" in args.engines and not has_delta_spark(spark):
         sys.exit("no delta-spark jars: set SPARK_ASSIGN_DELTA_JARS, or run with --engines embedded")
@@ -87,15 +91,16 @@ def main() -> None:
             r["vs_embedded"] = r["seconds"] / embedded[(r["shape"], r["case"])]
     report = {"machine": {"python": platform.python_version(), "cores": os.cpu_count(), "spark": spark.version,
                           "master": "local[2]", "groups": args.groups, "repeat": args.repeat,
-                          "warmup": args.warmup},
+                          "warmup": args.warmup, "load_average": [load_before, round(os.getloadavg()[0], 1)]},
               "runs": runs, "rows": rows_out}
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "state.json").write_text(json.dumps(report, indent=2))
     print(f"machine: {report['machine']}")
-    print(f"{'engine':<12} {'case':<34} {'groups recomputed':>18} {'seconds':>8} {'vs full':>8} {'vs embedded':>12}")
+    print(f"{'engine':<12} {'case':<34} {'groups recomputed':>18} {'seconds':>8} {'vs full':>8} {'vs embedded':>12} "
+          f"{'jobs':>5}")
     for r in rows_out:
         print(f"{r['engine']:<12} {r['case']:<34} {r['groups_recomputed']:>18,} {r['seconds']:>8.2f} "
-              f"{r['vs_full']:>7.0%} {r.get('vs_embedded', 1.0):>11.2f}x   {r['shape']}")
+              f"{r['vs_full']:>7.0%} {r.get('vs_embedded', 1.0):>11.2f}x {r['spark_jobs']:>5}   {r['shape']}")
 
 
 def bench_shape(spark, shape: str, engine: str, args):
@@ -114,7 +119,8 @@ def bench_shape(spark, shape: str, engine: str, args):
     try:
         base = AssignmentTable(spark, str(work / "base"), engine=engine)
         t0 = time.perf_counter()
-        initial = base.rebalance(first, topics, "sticky")
+        initial, initial_jobs = counting_jobs(spark, f"{engine}-{shape}-initial",
+                                              lambda: base.rebalance(first, topics, "sticky"))
         initial_seconds = time.perf_counter() - t0
 
         def step(name: str, run: int, force: bool):
@@ -122,9 +128,11 @@ def bench_shape(spark, shape: str, engine: str, args):
             shutil.copytree(base.path, copy)
             table = AssignmentTable(spark, str(copy), engine=engine)
             t = time.perf_counter()
-            result = table.rebalance(second, topics, "sticky", force=force)
+            result, jobs[name] = counting_jobs(spark, f"{engine}-{shape}-{name}-{run}",
+                                               lambda: table.rebalance(second, topics, "sticky", force=force))
             return time.perf_counter() - t, result.summary
 
+        jobs = {}
         warmup = {"incremental": [], "full": []}
         results = {"incremental": [], "full": []}
         summaries = {}
@@ -142,16 +150,28 @@ def bench_shape(spark, shape: str, engine: str, args):
     full = statistics.median(results["full"])
     out = [
         {**engine_label, "case": "initial generation (all groups)", "seconds": initial_seconds,
-         "groups_recomputed": initial.summary["groups_recomputed"]},
+         "groups_recomputed": initial.summary["groups_recomputed"], "spark_jobs": initial_jobs},
         {**engine_label, "case": f"incremental ({args.changed:.0%} changed)",
          "seconds": statistics.median(results["incremental"]),
-         "groups_recomputed": summaries["incremental"]["groups_recomputed"]},
+         "groups_recomputed": summaries["incremental"]["groups_recomputed"], "spark_jobs": jobs["incremental"]},
         {**engine_label, "case": "full recompute (force=True)", "seconds": full,
-         "groups_recomputed": summaries["full"]["groups_recomputed"]},
+         "groups_recomputed": summaries["full"]["groups_recomputed"], "spark_jobs": jobs["full"]},
     ]
     for r in out:
         r["vs_full"] = r["seconds"] / full
     return out, {"timed": results, "warmup": warmup}
+
+
+def counting_jobs(spark, group: str, run):
+    """``run()``'s result and the number of Spark jobs it started (in a job group of its own)."""
+    context = spark.sparkContext
+    context.setJobGroup(f"state-bench-{group}", "benchmarks/state_bench.py")
+    try:
+        result = run()
+    finally:
+        context.setLocalProperty("spark.jobGroup.id", None)
+        context.setLocalProperty("spark.job.description", None)
+    return result, len(context.statusTracker().getJobIdsForGroup(f"state-bench-{group}"))
 
 
 if __name__ == "__main__":
