@@ -112,6 +112,7 @@ class DeltaCommitter:
         self._jvm = spark.sparkContext._jvm
         self._session = spark._jsparkSession
         self._clone: Any = None
+        self._objects: Dict[str, Any] = {}
 
     def commit(self, read_version: int, files: Optional[Sequence[Dict[str, Any]]], rows: Any, app_id: str,
                user_metadata: str) -> int:
@@ -166,9 +167,12 @@ class DeltaCommitter:
         return self._clone
 
     def _object(self, name: str):
-        """The Scala object (companion) ``name``."""
-        loader = self._jvm.java.lang.Thread.currentThread().getContextClassLoader()
-        return self._jvm.java.lang.Class.forName(name + "$", True, loader).getField("MODULE$").get(None)
+        """The Scala object (companion) ``name`` (looked up once)."""
+        if name not in self._objects:
+            loader = self._jvm.java.lang.Thread.currentThread().getContextClassLoader()
+            self._objects[name] = self._jvm.java.lang.Class.forName(name + "$", True, loader) \
+                .getField("MODULE$").get(None)
+        return self._objects[name]
 
     def _none(self):
         return self._object("scala.None")
