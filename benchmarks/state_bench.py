@@ -8,7 +8,9 @@ One local[2] session, one process, both engines side by side: the session
 loads delta-spark's jars from ``$SPARK_ASSIGN_DELTA_JARS`` or
 ``../shared/delta-jars`` (``--engines embedded`` runs without them). For
 each engine and group shape, a table is built at generation 1 for the whole
-fleet, then copied; on each copy, side by side:
+fleet, then copied; on each copy, side by side (engines and steps
+interleaved, run after run, so that a shared machine's changing load falls
+on all of them alike):
 
 * ``incremental``: ``rebalance`` after 1% of the groups changed (a member
   left, joined or subscribed to another topic): only those are recomputed
@@ -82,9 +84,9 @@ def main() -> None:
         sys.exit("no delta-spark jars: set SPARK_ASSIGN_DELTA_JARS, or run with --engines embedded")
     rows_out, runs = [], {}
     for shape in args.shapes:
-        for engine in args.engines:
-            shape_rows, runs[f"{engine} {shape}"] = bench_shape(spark, shape, engine, args)
-            rows_out += shape_rows
+        shape_rows, shape_runs = bench_shape(spark, shape, args.engines, args)
+        rows_out += shape_rows
+        runs.update({f"{engine} {shape}": timings for engine, timings in shape_runs.items()})
     embedded = {(r["shape"], r["case"]): r["seconds"] for r in rows_out if r["engine"] == "embedded"}
     for r in rows_out:
         if r["engine"] != "embedded" and (r["shape"], r["case"]) in embedded:
@@ -103,8 +105,8 @@ def main() -> None:
               f"{r['vs_full']:>7.0%} {r.get('vs_embedded', 1.0):>11.2f}x {r['spark_jobs']:>5}   {r['shape']}")
 
 
-def bench_shape(spark, shape: str, engine: str, args):
-    """The three rows of one group shape on one engine, and its raw timings."""
+def bench_shape(spark, shape: str, engines, args):
+    """The three rows of one group shape on each engine, and the raw timings (per engine)."""
     from spark_assign import AssignmentTable
     from spark_assign.testing import FLEET_SCHEMA, churn_rows, fleet_rows
 
@@ -116,50 +118,54 @@ def bench_shape(spark, shape: str, engine: str, args):
     first.count(), second.count()
 
     work = Path(tempfile.mkdtemp(prefix="spark-assign-state-bench-", dir=os.getcwd()))
+    initial, jobs, summaries = {}, {}, {}
+    warmup = {e: {"incremental": [], "full": []} for e in engines}
+    results = {e: {"incremental": [], "full": []} for e in engines}
     try:
-        base = AssignmentTable(spark, str(work / "base"), engine=engine)
-        t0 = time.perf_counter()
-        initial, initial_jobs = counting_jobs(spark, f"{engine}-{shape}-initial",
-                                              lambda: base.rebalance(first, topics, "sticky"))
-        initial_seconds = time.perf_counter() - t0
+        bases = {}
+        for engine in engines:
+            bases[engine] = AssignmentTable(spark, str(work / f"base-{engine}"), engine=engine)
+            t0 = time.perf_counter()
+            done, count = counting_jobs(spark, f"{engine}-{shape}-initial",
+                                        lambda: bases[engine].rebalance(first, topics, "sticky"))
+            initial[engine] = (time.perf_counter() - t0, done.summary["groups_recomputed"], count)
 
-        def step(name: str, run: int, force: bool):
-            copy = work / f"{name}-{run}"
-            shutil.copytree(base.path, copy)
+        def step(engine: str, name: str, run: int, force: bool):
+            copy = work / f"{engine}-{name}-{run}"
+            shutil.copytree(bases[engine].path, copy)
             table = AssignmentTable(spark, str(copy), engine=engine)
             t = time.perf_counter()
-            result, jobs[name] = counting_jobs(spark, f"{engine}-{shape}-{name}-{run}",
-                                               lambda: table.rebalance(second, topics, "sticky", force=force))
+            result, jobs[engine, name] = counting_jobs(
+                spark, f"{engine}-{shape}-{name}-{run}", lambda: table.rebalance(second, topics, "sticky", force=force))
             return time.perf_counter() - t, result.summary
 
-        jobs = {}
-        warmup = {"incremental": [], "full": []}
-        results = {"incremental": [], "full": []}
-        summaries = {}
+        # Interleaved, engines and steps alike: the same conditions for every ratio on a shared machine.
         for run in range(args.warmup + args.repeat):
-            for name, force in (("incremental", False), ("full", True)):   # interleaved: same conditions
-                seconds, summary = step(name, run, force)
-                (warmup if run < args.warmup else results)[name].append(seconds)
-                summaries[name] = summary
+            for engine in engines:
+                for name, force in (("incremental", False), ("full", True)):
+                    seconds, summaries[engine, name] = step(engine, name, run, force)
+                    (warmup if run < args.warmup else results)[engine][name].append(seconds)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         first.unpersist(), second.unpersist()
 
     label = f"{shape}: {members} members, {sum(topics.values())} partitions a group"
-    engine_label = {"engine": engine, "shape": label}
-    full = statistics.median(results["full"])
-    out = [
-        {**engine_label, "case": "initial generation (all groups)", "seconds": initial_seconds,
-         "groups_recomputed": initial.summary["groups_recomputed"], "spark_jobs": initial_jobs},
-        {**engine_label, "case": f"incremental ({args.changed:.0%} changed)",
-         "seconds": statistics.median(results["incremental"]),
-         "groups_recomputed": summaries["incremental"]["groups_recomputed"], "spark_jobs": jobs["incremental"]},
-        {**engine_label, "case": "full recompute (force=True)", "seconds": full,
-         "groups_recomputed": summaries["full"]["groups_recomputed"], "spark_jobs": jobs["full"]},
-    ]
-    for r in out:
-        r["vs_full"] = r["seconds"] / full
-    return out, {"timed": results, "warmup": warmup}
+    out = []
+    for engine in engines:
+        full = statistics.median(results[engine]["full"])
+        seconds, recomputed, count = initial[engine]
+        rows_of = [
+            {"case": "initial generation (all groups)", "seconds": seconds, "groups_recomputed": recomputed,
+             "spark_jobs": count},
+            {"case": f"incremental ({args.changed:.0%} changed)",
+             "seconds": statistics.median(results[engine]["incremental"]),
+             "groups_recomputed": summaries[engine, "incremental"]["groups_recomputed"],
+             "spark_jobs": jobs[engine, "incremental"]},
+            {"case": "full recompute (force=True)", "seconds": full,
+             "groups_recomputed": summaries[engine, "full"]["groups_recomputed"], "spark_jobs": jobs[engine, "full"]},
+        ]
+        out += [{"engine": engine, "shape": label, **r, "vs_full": r["seconds"] / full} for r in rows_of]
+    return out, {engine: {"timed": results[engine], "warmup": warmup[engine]} for engine in engines}
 
 
 def counting_jobs(spark, group: str, run):
