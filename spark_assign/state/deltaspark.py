@@ -40,7 +40,6 @@ Catalog tables and paths are both supported (the path rule is
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, cast
 
@@ -135,10 +134,6 @@ class DeltaSparkBackend:
     def exists(self) -> bool:
         from delta.tables import DeltaTable
 
-        if self.folder is not None:
-            import deltalake
-
-            return os.path.isdir(self.folder) and deltalake.DeltaTable.is_deltatable(self.folder)
         if self.by_path:
             return DeltaTable.isDeltaTable(self.spark, self.location)
         return self.spark.catalog.tableExists(self.location)
