@@ -16,8 +16,9 @@ the lower bound of moves (:func:`spark_assign.core.moves_lower_bound`), the
 balance (max - min replicas and leaders per broker), and the time of ``sticky``
 against one ``numpy.lexsort`` of as many rows as replicas, measured in the same
 run (ratio). Speed rows: 1M partitions x RF 3 on 1,000 brokers placed by
-``admin-utils`` (rack-unaware) and reassigned by ``sticky`` after one broker
-joins, against a ``numpy.lexsort`` of 1M rows.
+``admin-utils`` (rack-unaware, and on 10 racks) and ``striped`` (10 racks), and
+reassigned by ``sticky`` after one broker joins, against a ``numpy.lexsort`` of
+1M rows.
 
 Writes benchmarks/results/replicas.json and prints a table.
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Dict, List, Sequence
@@ -85,6 +87,9 @@ def speed_rows(partitions: int, brokers: int, repeat: int) -> List[Dict[str, obj
     base = lexsort_time(partitions, repeat + 2)
     cluster = [Broker(i) for i in range(brokers)]
     t_admin = timed(lambda: place_replicas(cluster, partitions, 3, method="admin-utils", seed=1), repeat)
+    racked = [Broker(i, rack=f"rack-{i % 10}") for i in range(brokers)]
+    t_admin_racks = timed(lambda: place_replicas(racked, partitions, 3, method="admin-utils", seed=1), repeat)
+    t_striped = timed(lambda: place_replicas(racked, partitions, 3, method="striped", seed=1), 1)
     previous = place_replicas(cluster, partitions, 3, method="admin-utils", seed=1)
     joined = cluster + [Broker(brokers)]
     t_sticky = timed(lambda: place_replicas(joined, partitions, 3, method="sticky", previous=previous), repeat)
@@ -93,6 +98,9 @@ def speed_rows(partitions: int, brokers: int, repeat: int) -> List[Dict[str, obj
     return [
         {"case": "lexsort baseline", "size": f"{partitions:,} rows", "seconds": base, "vs lexsort": 1.0},
         {"case": "admin-utils, no racks", "size": size, "seconds": t_admin, "vs lexsort": t_admin / base},
+        {"case": "admin-utils, 10 racks", "size": size, "seconds": t_admin_racks, "vs lexsort": t_admin_racks / base},
+        {"case": "striped, 10 racks", "size": size, "seconds": t_striped, "vs lexsort": t_striped / base,
+         "note": "KRaft's placer runs partition by partition (one run)"},
         {"case": "sticky, 1 broker joins", "size": size, "seconds": t_sticky, "vs lexsort": t_sticky / base,
          "note": f"{moved.replicas_moved:,} moved (bound {moved.lower_bound:,}), "
                  f"{moved.leaders_changed:,} leaders changed"},
@@ -104,13 +112,15 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smaller sizes")
     args = parser.parse_args()
     partitions, big, repeat = (2_000, 100_000, 1) if args.quick else (10_000, 1_000_000, 3)
+    load_before = os.getloadavg()[0]          # other work on the machine skews seconds, not ratios
     twelve = [Broker(i) for i in range(12)]
     racked = [Broker(i, rack=f"rack-{i % 4}") for i in range(16)]
     rows = change_case("1 broker joins 12", twelve, twelve + [Broker(12)], partitions, 3, repeat)
     rows += change_case("a rack of 4 leaves (16 on 4 racks -> 12 on 3)", racked,
                         [b for b in racked if b.rack != "rack-3"], partitions, 3, repeat)
-    report = {"machine": machine(), "partitions": partitions, "replication_factor": 3, "rows": rows,
-              "speed": speed_rows(big, 1_000, repeat)}
+    speed = speed_rows(big, 1_000, repeat)
+    report = {"machine": {**machine(), "load_average": f"{load_before:.0f} to {os.getloadavg()[0]:.0f}"},
+              "partitions": partitions, "replication_factor": 3, "rows": rows, "speed": speed}
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / ("replicas-quick.json" if args.quick else "replicas.json")).write_text(json.dumps(report, indent=2))
     print(f"machine: {report['machine']}")

@@ -68,8 +68,9 @@ def echo_batches(batches):
             [batch.column(0).take(pa.array(at)), batch.column(5).take(pa.array(at)),
              pa.array(partition.astype(np.int32)), pa.array(replica.astype(np.int32)),
              pa.array(((partition + replica) % BROKERS).astype(np.int32)), pa.nulls(len(at), pa.string()),
-             pa.array(replica == 0)],
-            names=["cluster_id", "topic", "partition", "replica_index", "broker_id", "rack", "is_preferred_leader"])
+             pa.array(replica == 0), pa.array(np.full(len(at), "new", dtype=object), pa.string())],
+            names=["cluster_id", "topic", "partition", "replica_index", "broker_id", "rack", "is_preferred_leader",
+                   "status"])
 
 
 def echo_pass(spark, topic_df, broker_df):
@@ -111,6 +112,7 @@ def main() -> None:
     for method in ("striped", "admin-utils"):
         cases.append((f"assign_replicas, {method}",
                       lambda m=method: topic_df.assign_replicas(broker_df, method=m, seed=1)))
+    load_before = os.getloadavg()[0]                         # other work on the machine skews seconds, not ratios
     timed(cases[0][1], 1)                                    # warm-up: the JVM and the workers
     rows = [{"case": name, "seconds": timed(make, args.repeat)} for name, make in cases]
     for r in rows:
@@ -119,7 +121,8 @@ def main() -> None:
     report = {"machine": {"python": platform.python_version(), "cores": os.cpu_count(), "spark": spark.version,
                           "master": "local[2]", "clusters": args.clusters, "topics_per_cluster": args.topics,
                           "partitions": PARTITIONS, "replication_factor": RF, "brokers": BROKERS,
-                          "repeat": args.repeat},
+                          "repeat": args.repeat,
+                          "load_average": f"{load_before:.0f} to {os.getloadavg()[0]:.0f}"},
               "rows": rows}
     RESULTS.mkdir(exist_ok=True)
     name = "replica_fleet-quick.json" if args.quick else "replica_fleet.json"

@@ -23,7 +23,7 @@ BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 
 #: The files rendered, in order, with their titles (quick runs are smoke tests, not results).
 FILES = [
-    ("engine.json", "Engine: one large group (benchmarks/engine_bench.py)"),
+    ("engine.json", "Engine: one large group, small groups, many groups per call (benchmarks/engine_bench.py)"),
     ("uniform.json", "KIP-848 assignors against Kafka's JMH numbers (benchmarks/uniform_bench.py)"),
     ("fleet.json", "DataFrame method over a fleet (benchmarks/fleet_bench.py)"),
     ("state.json", "State table: incremental versus full (benchmarks/state_bench.py)"),

@@ -38,7 +38,7 @@ import numpy as np
 
 from spark_assign.core import GroupInput, assign_group, get_strategy
 from spark_assign.core.context import Context
-from spark_assign.core.model import encode
+from spark_assign.core.encode import encode
 from spark_assign.core.result import AssignmentResult
 from spark_assign.testing import with_owned
 

@@ -5,14 +5,14 @@ to every PySpark DataFrame (classic and Spark Connect).
 
 * :mod:`spark_assign.core` — the engine, one group at a time, pure Python + NumPy.
 * :mod:`spark_assign.spark` — the DataFrame method, SQL functions, local sessions.
-* :mod:`spark_assign.state` — :class:`AssignmentTable`, generations in Delta.
+* :mod:`spark_assign.state` — :class:`AssignmentTable` and :class:`ReplicaTable`, generations in Delta.
 * :mod:`spark_assign.testing` — seeded input generators and invariant checks.
 
 Importing the package does not import PySpark: ``import spark_assign.core``
 (which runs this file first) needs only NumPy. The DataFrame method is added
 as soon as ``pyspark.sql`` is loaded (at once if it already is; see
 :mod:`spark_assign._pyspark_hook`), and the names that need Spark
-(``AssignmentTable``, ``local_session``, ``register``, ``assign_partitions``,
+(``AssignmentTable``, ``ReplicaTable``, ``local_session``, ``register``, ``assign_partitions``,
 ``attach``) and the Spark-side subpackages are imported on first use
 (PEP 562 module ``__getattr__``).
 """
@@ -37,7 +37,7 @@ from .errors import (
 if TYPE_CHECKING:  # the lazily imported names, for type checkers and IDEs
     from .spark import assign_partitions, attach, local_session
     from .spark.sql import register
-    from .state import AssignmentTable
+    from .state import AssignmentTable, ReplicaTable
 
 __version__ = "0.1.0"
 
@@ -48,6 +48,7 @@ SPARK_NAMES = {
     "local_session": "spark_assign.spark",
     "register": "spark_assign.spark.sql",
     "AssignmentTable": "spark_assign.state",
+    "ReplicaTable": "spark_assign.state",
 }
 #: Subpackages and modules reachable as attributes (``spark_assign.state.AssignmentTable``) before
 #: anything imported them.
@@ -60,6 +61,7 @@ __all__ = [
     "assign",
     "assign_partitions",
     "AssignmentTable",
+    "ReplicaTable",
     "local_session",
     "register",
     "strategy_names",

@@ -17,7 +17,7 @@ DataFrame of them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -51,7 +51,7 @@ METRICS = {
 class _GroupState:
     """What one group remembers between generations, for one strategy."""
 
-    owned: Dict[str, List[TopicPartition]] = field(default_factory=dict)   # member id -> partitions
+    owned: Mapping[str, List[TopicPartition]] = field(default_factory=dict)   # member id -> partitions
     holder: Dict[str, str] = field(default_factory=dict)                   # instance id -> member id
     generation: int = 0                                                    # rebalances so far
 
@@ -141,7 +141,7 @@ def _rebalance(state: _GroupState, members: List[ScenarioMember], topics: Dict[s
     return metrics
 
 
-def _assign(members: List[ScenarioMember], claims: Dict[str, List[TopicPartition]], returning: set,
+def _assign(members: List[ScenarioMember], claims: Mapping[str, List[TopicPartition]], returning: set,
             generation: int, topics: Dict[str, int], strategy: str, racks: Optional[dict]) -> AssignmentResult:
     engine_members = [
         Member(m.member_id, topics=m.topics, owned=claims.get(m.member_id, ()),

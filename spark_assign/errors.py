@@ -25,6 +25,7 @@ __all__ = [
     "SparkAssignWarning",
     "MissingTopicWarning",
     "EmptyInputWarning",
+    "NegativeGenerationWarning",
 ]
 
 #: How many offending rows an error message shows.
@@ -158,3 +159,12 @@ class EmptyInputWarning(SparkAssignWarning):
     """The subscriptions have no rows (an empty file, a filter that kept nothing): nothing is
     assigned and nothing is written. Kafka allows a group without members; a whole input
     without rows is usually a mistake upstream."""
+
+
+class NegativeGenerationWarning(SparkAssignWarning):
+    """Members claim partitions with a negative generation other than -1. Kafka's
+    ``Subscription`` reads every negative ``generationId`` as "no generation" (-1,
+    ``DEFAULT_GENERATION``, what a consumer sends before its first assignment), and so does
+    spark-assign; a real client never sends another negative value, so one is usually an
+    upstream mistake (a sentinel, an overflow)."""
+

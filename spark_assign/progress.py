@@ -10,7 +10,10 @@ report writer):
 * ``$SPARK_ASSIGN_PROGRESS``: ``0`` never shows a bar, ``1`` always does
   (also when stderr is not a terminal), whatever the call says;
 * bars go to stderr and are cleared when their work ends (``leave=False``):
-  progress is about now, the results say what happened.
+  progress is about now, the results say what happened;
+* every update is drawn (``mininterval=0``): the units are coarse (stages,
+  statements, generations, each a Spark job or more), so a bar never skips
+  the step it is on, however fast the steps come.
 
 Example::
 
@@ -25,7 +28,7 @@ Example::
 from __future__ import annotations
 
 import os
-from typing import Iterable, Optional
+from typing import Iterable, Optional, TextIO
 
 from tqdm import tqdm
 
@@ -51,7 +54,7 @@ def show_progress(enabled: Optional[bool] = None) -> Optional[bool]:
 
 
 def progress(total: Optional[int], description: str, enabled: Optional[bool] = None,
-             unit: str = "step") -> tqdm:
+             unit: str = "step", file: Optional[TextIO] = None) -> tqdm:
     """A tqdm bar of ``total`` units (None: unknown), shown as :func:`show_progress` says.
 
     Example::
@@ -69,9 +72,12 @@ def progress(total: Optional[int], description: str, enabled: Optional[bool] = N
         True: always; False: never; None: when stderr is a terminal.
     unit:
         The name of one unit.
+    file:
+        Where the bar goes (default: stderr). With ``enabled=None`` it is shown when this
+        stream is a terminal.
     """
     show = show_progress(enabled)
-    return tqdm(total=total, desc=description, unit=unit, leave=False, dynamic_ncols=True,
+    return tqdm(total=total, desc=description, unit=unit, leave=False, dynamic_ncols=True, mininterval=0, file=file,
                 disable=None if show is None else not show)
 
 

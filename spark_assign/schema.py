@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from typing import List, Tuple
 
-__all__ = ["SUBSCRIPTION_COLUMNS", "RESULT_COLUMNS", "STATE_COLUMNS", "STATUSES"]
+# A replica's status (new, kept, moved): defined by the engine, which computes it.
+from .core.replica_fleet import REPLICA_STATUSES
+
+__all__ = ["SUBSCRIPTION_COLUMNS", "RESULT_COLUMNS", "STATE_COLUMNS", "STATUSES", "REPLICA_STATE_COLUMNS",
+           "REPLICA_STATUSES"]
 
 #: Subscription rows, the input of ``DataFrame.assign_partitions`` (docs/dataframe.md, "Input"):
 #: (name, type, required).
@@ -42,3 +46,22 @@ STATE_COLUMNS: List[Tuple[str, str]] = RESULT_COLUMNS + [
 ]
 
 STATUSES = ("new", "kept", "moved", "revoked", "assigned")
+
+#: Rows of a Delta replica table (``ReplicaTable``): one per replica per cluster per generation,
+#: the rows of ``DataFrame.assign_replicas`` plus bookkeeping.
+REPLICA_STATE_COLUMNS: List[Tuple[str, str]] = [
+    ("cluster_id", "string"),
+    ("generation", "int"),              # the cluster's generation: 1, 2, 3, ...
+    ("topic", "string"),
+    ("partition", "int"),
+    ("replica_index", "int"),           # 0: the preferred leader
+    ("broker_id", "int"),
+    ("rack", "string"),                 # the broker's rack, if any
+    ("is_preferred_leader", "boolean"),
+    ("previous_broker_id", "int"),      # the broker at this replica_index in the previous generation
+    ("status", "string"),               # new, kept or moved (REPLICA_STATUSES)
+    ("method", "string"),               # the placement method that computed the row
+    ("committed_at", "timestamp"),      # UTC
+    ("input_fingerprint", "string"),    # of the cluster's inputs, for incremental rebalances
+]
+

@@ -1,4 +1,5 @@
-"""The ``spark-assign`` command line: ``demo``, ``simulate``, ``rebalance``, ``history``, ``diff``, ``report``.
+"""The ``spark-assign`` command line: ``demo``, ``simulate``, ``rebalance``, ``history``, ``diff``, ``report``,
+``replicas``.
 
 Installed as the ``spark-assign`` console script (and ``python -m spark_assign.cli``)::
 
@@ -92,7 +93,7 @@ def main(argv: Optional[Sequence[str]] = None, stdout: Optional[TextIO] = None,
         return int(e.code or 0) if not isinstance(e.code, str) else 2
     if args.command is None:
         err.write("spark-assign: error: choose a command: "
-                  "demo, simulate, rebalance, history, diff or report (see 'spark-assign --help')\n")
+                  "demo, simulate, rebalance, history, diff, report or replicas (see 'spark-assign --help')\n")
         return 2
     progress = Progress(not args.quiet, err)
     runtime = SparkRuntime(verbose=args.verbose, master=args.master, conf=parse_conf(args.conf), progress=progress)

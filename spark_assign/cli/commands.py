@@ -1,4 +1,4 @@
-"""The subcommands: ``demo``, ``simulate``, ``rebalance``, ``history``, ``diff``, ``report``.
+"""The subcommands: ``demo``, ``simulate``, ``rebalance``, ``history``, ``diff``, ``report``, ``replicas``.
 
 Each takes the parsed arguments and a :class:`Context` and returns the exit
 status. Inputs are checked before Spark starts wherever that is possible (a
@@ -17,10 +17,11 @@ from typing import Any, Dict, Optional, TextIO
 from ..core import get_strategy
 from ..schema import STATUSES
 from .inputs import check_input, read_input
-from .runtime import CliError, Progress, SparkRuntime, is_delta_table, is_path, require_table
+from .replicas import cmd_replicas
+from .runtime import CliError, Progress, SparkRuntime, is_delta_table, is_path, require_table, writable_table
 from .simulate import (DEFAULT_STRATEGIES, SCENARIO_KEYS, load_scenario_file, make_plan, parse_strategies,
                        run_plan, summary_table)
-from .state import COMMIT_HEADERS, commit_rows, read_state_rows, write_report
+from .state import COMMIT_HEADERS, commit_rows, is_replica_table, read_state_rows, write_replica_report, write_report
 from .tables import format_seconds, format_table
 
 __all__ = ["Context", "COMMANDS", "DEMO_SCENARIO", "DEMO_STRATEGIES"]
@@ -176,14 +177,7 @@ def cmd_rebalance(args, ctx: Context) -> int:
     strategy = get_strategy(args.strategy).name
     check_input(args.subscriptions, "--subscriptions")
     check_input(args.topics, "--topics")
-    location = args.table
-    if is_path(location):
-        path = os.path.abspath(os.path.expanduser(location))
-        if os.path.isfile(path):
-            raise CliError(f"--table: {location} is a file, not a folder")
-        if os.path.isdir(path) and not is_delta_table(path) and any(os.scandir(path)):
-            raise CliError(f"--table: {location} is a folder that is not a Delta table; refusing to write into it")
-        location = path
+    location = writable_table(args.table)
     spark = ctx.runtime.session()
     subscriptions = read_input(spark, args.subscriptions, "--subscriptions")
     topics = read_input(spark, args.topics, "--topics")
@@ -325,10 +319,14 @@ def cmd_diff(args, ctx: Context) -> int:
 # ---------------------------------------------------------------------------- report
 
 def cmd_report(args, ctx: Context) -> int:
-    """``report``: the self-contained HTML report of a state table."""
+    """``report``: the self-contained HTML report of a state table (or of a replica table)."""
     out = _check_out(args.out, "--out")
     if is_path(args.table):
         require_table(args.table)
+    if is_replica_table(ctx.runtime, args.table):
+        path = write_replica_report(ctx.runtime, args.table, out, args.title, args.top)
+        ctx.print(f"Report: {path}")
+        return 0
     rows = read_state_rows(ctx.runtime, args.table)
     name = os.path.basename(os.path.normpath(args.table))
     path = write_report(rows, out, args.title or f"Consumer group assignments: {name}", args.top)
@@ -343,4 +341,5 @@ COMMANDS = {
     "history": cmd_history,
     "diff": cmd_diff,
     "report": cmd_report,
+    "replicas": cmd_replicas,
 }

@@ -1,29 +1,33 @@
-"""Reading the ``rebalance`` command's inputs: files, Delta folders, catalog tables, inline topics.
+"""Reading the commands' inputs: files, Delta folders, catalog tables, inline topics and brokers.
 
 An input is, in this order of detection:
 
-* ``orders=12,payments=6`` (topics only): topic metadata inline;
+* ``orders=12,payments=6`` (``--topics``): topic metadata inline;
+* ``1,2,3`` or ``1:az-a,2:az-b,3:az-a`` (``--brokers``): broker ids, each with
+  its rack after a colon if it has one;
 * a path: a Delta folder (it holds ``_delta_log``), or Parquet, CSV (with a
   header row) or JSON lines, told apart by the file extension (for a folder:
   by the extension of the files in it);
 * anything else: a table in Spark's catalog.
 
-CSV has no types: ``generation``, ``num_partitions`` and ``partition`` are
-read as integers, ``owned_partitions`` as a list of integers written
-``0;1;2`` (any non-digit separator), every other column as a string.
+CSV has no types: ``generation``, ``num_partitions``, ``partition``,
+``replication_factor``, ``broker_id`` and ``replica_index`` are read as
+integers, ``fenced`` as a boolean (``true``/``false``), ``owned_partitions``
+as a list of integers written ``0;1;2`` (any non-digit separator), every
+other column as a string.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from typing import Dict, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 from ..core.model import check_topics
 from ..errors import InvalidInputError
 from .runtime import CliError, is_delta_table, is_path
 
-__all__ = ["FORMATS", "detect_format", "check_input", "read_input", "parse_topics_spec"]
+__all__ = ["FORMATS", "detect_format", "check_input", "read_input", "parse_topics_spec", "parse_brokers_spec"]
 
 #: File extensions of each format.
 FORMATS = {
@@ -31,8 +35,10 @@ FORMATS = {
     "csv": (".csv",),
     "json": (".json", ".jsonl", ".ndjson"),
 }
-_INTEGER_COLUMNS = ("generation", "num_partitions", "partition")
+_INTEGER_COLUMNS = ("generation", "num_partitions", "partition", "replication_factor", "broker_id", "replica_index")
+_BOOLEAN_COLUMNS = ("fenced",)
 _TOPIC_SPEC = re.compile(r"^\s*[^=,\s]+\s*=\s*\d+\s*(,\s*[^=,\s]+\s*=\s*\d+\s*)*,?\s*$")
+_BROKER_SPEC = re.compile(r"^\s*\d+(:[^:,]*)?\s*(,\s*\d+(:[^:,]*)?\s*)*,?\s*$")
 
 
 def parse_topics_spec(text: str) -> Optional[Dict[str, int]]:
@@ -49,6 +55,31 @@ def parse_topics_spec(text: str) -> Optional[Dict[str, int]]:
         return check_topics(out)           # the engine's one check: names, counts up to Kafka's limit
     except InvalidInputError as e:
         raise CliError(f"--topics: {e}") from None
+
+
+def parse_brokers_spec(text: str) -> Optional[List[Tuple[int, Optional[str]]]]:
+    """``"1:az-a,2:az-b,3"`` as ``[(1, "az-a"), (2, "az-b"), (3, None)]``; None when ``text`` is
+    not one (an existing path never is). Ids must be distinct and fit Kafka's 32-bit ids; a rack
+    after the colon may not be empty.
+
+    Example::
+
+        parse_brokers_spec("1,2,3") == [(1, None), (2, None), (3, None)]
+    """
+    if not _BROKER_SPEC.match(text) or os.path.exists(text):
+        return None
+    out: List[Tuple[int, Optional[str]]] = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        ident, colon, rack = part.partition(":")
+        broker = int(ident)
+        if broker >= 2 ** 31:
+            raise CliError(f"--brokers: broker id {broker} is above Kafka's limit ({2 ** 31 - 1})")
+        if colon and not rack.strip():
+            raise CliError(f"--brokers: broker {broker} has an empty rack after ':' in {text!r}")
+        if any(b == broker for b, _ in out):
+            raise CliError(f"--brokers: broker {broker} appears twice in {text!r}")
+        out.append((broker, rack.strip() if colon else None))
+    return out
 
 
 def _format_of_file(path: str) -> Optional[str]:
@@ -85,6 +116,8 @@ def check_input(value: str, option: str) -> None:
     """Before Spark starts: a path-like input must exist and have a known format."""
     if option == "--topics" and parse_topics_spec(value) is not None:
         return
+    if option == "--brokers" and parse_brokers_spec(value) is not None:
+        return
     if is_path(value) or _format_of_file(value):
         path = os.path.expanduser(value)
         if not os.path.exists(path):
@@ -96,11 +129,16 @@ def check_input(value: str, option: str) -> None:
 
 
 def read_input(spark, value: str, option: str):
-    """The input ``value`` of ``option`` as a Spark DataFrame (or, for inline topics, a dict)."""
+    """The input ``value`` of ``option`` as a Spark DataFrame (or, for inline topics, a dict;
+    inline brokers: a DataFrame ``broker_id int, rack string``)."""
     if option == "--topics":
         inline = parse_topics_spec(value)
         if inline is not None:
             return inline
+    if option == "--brokers":
+        brokers = parse_brokers_spec(value)
+        if brokers is not None:
+            return spark.createDataFrame(brokers, "broker_id int, rack string")
     check_input(value, option)
     if not (is_path(value) or _format_of_file(value)):
         if not spark.catalog.tableExists(value):
@@ -121,13 +159,15 @@ def _typed_csv(df):
     """CSV columns as strings, except the integer columns and ``owned_partitions`` (see the module doc)."""
     from pyspark.sql import functions as F
 
-    from ..spark.inputs import checked_int
+    from ..spark.inputs import checked_bool, checked_int
 
-    key = "topic" if "topic" in df.columns else None
+    key = "topic" if "topic" in df.columns else "broker_id" if "broker_id" in df.columns else None
     cols = []
     for name in df.columns:
         if name in _INTEGER_COLUMNS:        # "twelve" or 99999999999 fail naming the column, not as a cast
-            cols.append(checked_int(name, name, key=key).alias(name))
+            cols.append(checked_int(name, name, key=key if key != name else None).alias(name))
+        elif name in _BOOLEAN_COLUMNS:
+            cols.append(checked_bool(name, name, key=key if key != name else None).alias(name))
         elif name == "owned_partitions":
             parts = F.split(F.trim(F.regexp_replace(F.col(name), r"[^0-9]+", " ")), " ")
             cols.append(F.when(F.col(name).isNull(), F.lit(None).cast("array<int>"))

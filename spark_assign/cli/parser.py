@@ -148,6 +148,54 @@ def _strategy_flags(parser: argparse.ArgumentParser, default: tuple) -> None:
     g.add_argument("--title", help="the report's title")
 
 
+def _replicas(sub, common: argparse.ArgumentParser) -> None:
+    """``replicas place`` and ``replicas history``."""
+    from ..core.replica_model import RACK_AWARE_MODES
+
+    replicas = sub.add_parser("replicas", help="place and reassign Kafka replicas on brokers",
+                              description="Place topics' replicas on brokers as Kafka does, reassign them with few\n"
+                                          "moves, and keep every placement in a Delta table (docs/replicas.md).",
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    actions = replicas.add_subparsers(dest="replicas_command", metavar="<action>", title="actions", required=True)
+    place = actions.add_parser(
+        "place", help="a placement or reassignment; optionally committed to a replica table", parents=[common],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Place --topics on --brokers. With --current (Kafka's reassignment JSON of the current\n"
+                    "assignment) or --table (a replica table: its latest generation), reassign the current\n"
+                    "placement. --json writes the reassignment for kafka-reassign-partitions --execute.")
+    place.add_argument("--topics", metavar="PATH|TABLE|NAME=P,...",
+                       help="rows (topic, num_partitions[, replication_factor, cluster_id]), or inline: "
+                            "orders=12,payments=6; default with --current: its topics")
+    place.add_argument("--brokers", required=True, metavar="PATH|TABLE|ID[:RACK],...",
+                       help="rows (broker_id[, rack, fenced, cluster_id]), or inline: 1:az-a,2:az-b,3:az-a")
+    place.add_argument("--replication-factor", type=_positive, dest="replication_factor", metavar="N",
+                       help="replicas per partition of topics without a replication_factor value")
+    place.add_argument("--method", default="striped", metavar="NAME",
+                       help="placement of new topics: striped (KRaft, default) or admin-utils")
+    place.add_argument("--reassign", default="sticky", metavar="NAME|none",
+                       help="reassignment of topics that have replicas: sticky (default, few moves), or none "
+                            "to place them again with --method")
+    place.add_argument("--seed", type=_count, default=0, metavar="N", help="random seed (default: 0)")
+    place.add_argument("--start-index", type=_count, dest="start_index", metavar="N",
+                       help="admin-utils: Kafka's fixed start index")
+    place.add_argument("--rack-aware", choices=RACK_AWARE_MODES, dest="rack_aware",
+                       help="Kafka's rack-aware mode (default: enforced)")
+    place.add_argument("--current", metavar="FILE.json",
+                       help="the current assignment, as kafka-reassign-partitions prints and takes it")
+    place.add_argument("--table", metavar="PATH|TABLE", help="a replica table to commit the placement to")
+    place.add_argument("--cluster", metavar="ID", help="with --table and --json: the cluster to write")
+    place.add_argument("--json", metavar="FILE|-",
+                       help="write the reassignment JSON (partitions whose replicas change) there; - for stdout")
+    place.add_argument("--limit", type=_count, default=50, metavar="N",
+                       help="brokers to list (default: %(default)s; 0: all)")
+    his = actions.add_parser("history", help="a replica table's commits, or one cluster's generations",
+                             parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
+                             description="Without --cluster: one line per commit of the replica table.\n"
+                                         "With --cluster: the cluster's generations, moves and balance.")
+    his.add_argument("--table", required=True, metavar="PATH|TABLE", help="the replica table")
+    his.add_argument("--cluster", metavar="ID", help="one cluster (default without cluster ids: 'default')")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``spark-assign`` parser with all its subcommands."""
     from .. import __version__
@@ -215,8 +263,11 @@ def build_parser() -> argparse.ArgumentParser:
     dif.add_argument("--group", metavar="GROUP_ID", help="one group")
     dif.add_argument("--limit", type=_count, default=50, metavar="N", help="lines to list (default: %(default)s; 0: all)")
 
+    _replicas(sub, common)
+
     rep = add("report", "the self-contained HTML report of a table",
-              "Render every generation of the table as one HTML file (inline SVG charts, no network).")
+              "Render every generation of the table as one HTML file (inline SVG charts, no network);\n"
+              "a replica table (spark-assign replicas --table) gets the replica report.")
     rep.add_argument("--table", required=True, metavar="PATH|TABLE", help="the state table")
     rep.add_argument("--out", required=True, metavar="FILE.html", help="where to write the report")
     rep.add_argument("--title", help="the page title")

@@ -2,7 +2,8 @@
 
 * :class:`CliError`: a problem with the command line or its inputs; ``main``
   prints it as one line and exits with status 2.
-* :class:`Progress`: status lines on stderr (``--quiet`` silences them).
+* :class:`Progress`: status lines and progress bars on stderr (``--quiet``
+  silences them).
 * :class:`SparkRuntime`: the Spark session, started on first use. It reuses
   the active session when there is one (a notebook, a test); otherwise it
   starts :func:`~spark_assign.spark.session.local_session` with Spark's own
@@ -19,11 +20,14 @@ import time
 from pathlib import Path
 from typing import Dict, Optional, TextIO
 
+from tqdm import tqdm
+
 from ..errors import SparkAssignError
+from ..progress import progress
 from ..spark.delta import is_path  # the one path-or-name rule, shared with AssignmentTable
 from .tables import format_seconds
 
-__all__ = ["CliError", "Progress", "SparkRuntime", "is_path", "is_delta_table", "require_table"]
+__all__ = ["CliError", "Progress", "SparkRuntime", "is_path", "is_delta_table", "require_table", "writable_table"]
 
 
 class CliError(SparkAssignError, ValueError):
@@ -31,18 +35,25 @@ class CliError(SparkAssignError, ValueError):
 
 
 class Progress:
-    """Status lines on a stream (stderr by default); silent when ``enabled`` is false."""
+    """Status lines and progress bars on a stream (stderr by default); silent when ``enabled``
+    is false."""
 
     def __init__(self, enabled: bool = True, stream: Optional[TextIO] = None) -> None:
         self.enabled = enabled
         self.stream = stream
 
     def say(self, message: str) -> None:
-        """Write one status line."""
+        """Write one status line (above the progress bars on the same stream, if any)."""
         if self.enabled:
             stream = self.stream or sys.stderr
-            stream.write(message + "\n")
+            tqdm.write(message, file=stream)
             stream.flush()
+
+    def bar(self, total: int, description: str, unit: str) -> tqdm:
+        """A progress bar on this stream (see :func:`spark_assign.progress.progress`): on a
+        terminal only, never with ``--quiet``, unless ``$SPARK_ASSIGN_PROGRESS`` says otherwise."""
+        return progress(total, description, None if self.enabled else False, unit=unit,
+                        file=self.stream or sys.stderr)
 
 
 def is_delta_table(path: str) -> bool:
@@ -65,6 +76,25 @@ def require_table(location: str) -> str:
         raise CliError(f"no such table: {location} does not exist")
     if not is_delta_table(path):
         raise CliError(f"{location} is not a Delta table (it has no _delta_log)")
+    return path
+
+
+def writable_table(location: str, option: str = "--table") -> str:
+    """Check, before Spark starts, that a path ``--table`` may be written: absent, an empty
+    folder, or a Delta table (never a file, nor a folder of other files); the location to open
+    (a path made absolute, a catalog name as it is).
+
+    Example::
+
+        writable_table("./state")      # "/home/me/state"
+    """
+    if not is_path(location):
+        return location
+    path = os.path.abspath(os.path.expanduser(location))
+    if os.path.isfile(path):
+        raise CliError(f"{option}: {location} is a file, not a folder")
+    if os.path.isdir(path) and not is_delta_table(path) and any(os.scandir(path)):
+        raise CliError(f"{option}: {location} is a folder that is not a Delta table; refusing to write into it")
     return path
 
 

@@ -271,26 +271,30 @@ def run_plan(spark, table, plan: Plan, progress: Progress, check_idempotent: boo
     results: List[StepResult] = []
     total = plan.scenario.generations
     last: Dict[str, tuple] = {}
-    for gen in generate(plan.scenario):
-        events = events_text(gen)
-        for strategy in plan.strategies:
-            subs, topics = _frames(spark, plan, gen, strategy)
-            members = {plan.group_id(strategy, g): [m.member_id for m in ms] for g, ms in gen.groups.items()}
-            for follow_up in range(plan.follow_ups + 1):
-                began = time.perf_counter()
-                step = table.rebalance(subs, topics, strategy=strategy)
-                result = StepResult(gen.number, strategy, follow_up, events if follow_up == 0 else "follow-up",
-                                    len(gen.groups), dict(step.summary), step.version)
-                if step.version is not None:
-                    rows = step.rows.select("group_id", "generation", "member_id").toPandas()
-                    result.members = _subscribed(rows, members, strategy)
-                    result.spread_max, result.spread_mean = _balance(rows, result.members)
-                result.seconds = time.perf_counter() - began
-                results.append(result)
-                progress.say(_progress_line(result, total))
-                if result.get("revoked") == 0:
-                    break
-            last[strategy] = (subs, topics)
+    # One bar over the generations (each rebalance shows its own stage bar below it), on a terminal.
+    with progress.bar(total, "simulate", unit="generation") as bar:
+        for gen in generate(plan.scenario):
+            events = events_text(gen)
+            for strategy in plan.strategies:
+                bar.set_postfix_str(f"generation {gen.number}: {strategy}")
+                subs, topics = _frames(spark, plan, gen, strategy)
+                members = {plan.group_id(strategy, g): [m.member_id for m in ms] for g, ms in gen.groups.items()}
+                for follow_up in range(plan.follow_ups + 1):
+                    began = time.perf_counter()
+                    step = table.rebalance(subs, topics, strategy=strategy)
+                    result = StepResult(gen.number, strategy, follow_up, events if follow_up == 0 else "follow-up",
+                                        len(gen.groups), dict(step.summary), step.version)
+                    if step.version is not None:
+                        rows = step.rows.select("group_id", "generation", "member_id").toPandas()
+                        result.members = _subscribed(rows, members, strategy)
+                        result.spread_max, result.spread_mean = _balance(rows, result.members)
+                    result.seconds = time.perf_counter() - began
+                    results.append(result)
+                    progress.say(_progress_line(result, total))
+                    if result.get("revoked") == 0:
+                        break
+                last[strategy] = (subs, topics)
+            bar.update()
     if check_idempotent:
         for strategy, (subs, topics) in last.items():
             began = time.perf_counter()

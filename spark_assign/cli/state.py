@@ -13,19 +13,23 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import pandas as pd
 
-from ..schema import STATE_COLUMNS
+from ..schema import REPLICA_STATE_COLUMNS, STATE_COLUMNS
 from .runtime import CliError, SparkRuntime, is_delta_table, is_path, require_table
 
-__all__ = ["read_state_rows", "read_steps", "display_groups", "commit_rows", "write_report", "STEP_SOURCE_COLUMNS"]
+__all__ = ["read_state_rows", "read_steps", "display_groups", "commit_rows", "write_report", "STEP_SOURCE_COLUMNS",
+           "is_replica_table", "write_replica_report"]
 
 #: The columns of a state table that :func:`~spark_assign.report.steps.steps` reads.
 STEP_SOURCE_COLUMNS = ("strategy", "group_id", "generation", "status", "input_fingerprint", "commit_version",
                        "committed_at")
 #: Every column of a state table that the CLI reads: the state columns and the commit version.
 _TABLE_COLUMNS = tuple(name for name, _ in STATE_COLUMNS) + ("commit_version",)
+_REPLICA_COLUMNS = tuple(name for name, _ in REPLICA_STATE_COLUMNS) + ("commit_version",)
+_REQUIRED = ("group_id", "generation", "member_id", "topic", "partition", "status", "strategy")
 
 
-def _delta_rows(path: str, columns: Sequence[str] = _TABLE_COLUMNS) -> pd.DataFrame:
+def _delta_rows(path: str, columns: Sequence[str] = _TABLE_COLUMNS,
+                required: Sequence[str] = _REQUIRED) -> pd.DataFrame:
     """The ``columns`` (those present) of every row of the Delta table at ``path``, read by delta-rs."""
     from deltalake import DeltaTable
     from deltalake.exceptions import DeltaError
@@ -34,8 +38,7 @@ def _delta_rows(path: str, columns: Sequence[str] = _TABLE_COLUMNS) -> pd.DataFr
         table = DeltaTable(path)
         present = set(table.schema().to_arrow().names)
         wanted = list(columns)
-        missing = [name for name in ("group_id", "generation", "member_id", "topic", "partition", "status",
-                                     "strategy") if name not in present]
+        missing = [name for name in required if name not in present]
         if missing:
             raise CliError(f"{path} is not a spark-assign state table: it lacks {', '.join(missing)}")
         return table.to_pyarrow_table(columns=[c for c in wanted if c in present]).to_pandas()
@@ -62,6 +65,66 @@ def read_state_rows(runtime: SparkRuntime, location: str, columns: Sequence[str]
         return _delta_rows(table.path, columns)
     rows = runtime.session().read.format("delta").load(table.path)
     return rows.select(*[c for c in columns if c in rows.columns]).toPandas()
+
+
+def _columns_and_path(runtime: SparkRuntime, location: str):
+    """The column names of the Delta table ``location`` and the folder delta-rs can read it from
+    (None: a delta-spark catalog table, read through Spark)."""
+    from deltalake import DeltaTable
+    from deltalake.exceptions import DeltaError
+
+    path: Optional[str] = require_table(location) if is_path(location) else None
+    if path is None:
+        from ..state import AssignmentTable
+
+        table = AssignmentTable(runtime.session(), location)
+        if table.engine != "embedded":
+            return runtime.session().read.format("delta").load(table.path).columns, None
+        path = table.path
+    try:
+        return DeltaTable(path).schema().to_arrow().names, path
+    except DeltaError:
+        return [], path
+
+
+def is_replica_table(runtime: SparkRuntime, location: str) -> bool:
+    """Whether the Delta table ``location`` is a replica table (``spark-assign replicas --table``).
+
+    Example::
+
+        is_replica_table(SparkRuntime(), "/data/replicas")    # True
+    """
+    from ..report.replicas import is_replica_table as replica_columns
+
+    return replica_columns(_columns_and_path(runtime, location)[0])
+
+
+def write_replica_report(runtime: SparkRuntime, location: str, out: str, title: Optional[str], top: int) -> str:
+    """Render the replica report of the replica table ``location`` (its rows and its commits'
+    lower bounds) to ``out``; the path written.
+
+    Example::
+
+        write_replica_report(SparkRuntime(), "/data/replicas", "replicas.html", None, 25)
+    """
+    import os
+
+    from ..report.replica_html import DEFAULT_REPLICA_TITLE, render_replica_html
+
+    _, path = _columns_and_path(runtime, location)
+    if path is not None:
+        from deltalake import DeltaTable
+
+        rows = _delta_rows(path, _REPLICA_COLUMNS, ("cluster_id", "generation", "broker_id", "status"))
+        commits = [{"version": e.get("version", 0), "spark_assign": _metadata(e)} for e in DeltaTable(path).history()]
+    else:
+        from ..state import ReplicaTable
+
+        table = ReplicaTable(runtime.session(), location)
+        rows, commits = table.state().rows.toPandas(), table.versions()
+    name = os.path.basename(os.path.normpath(location))
+    render_replica_html(rows, title=title or f"{DEFAULT_REPLICA_TITLE}: {name}", path=out, top=top, commits=commits)
+    return os.path.abspath(out)
 
 
 def read_steps(runtime: SparkRuntime, location: str) -> pd.DataFrame:

@@ -23,6 +23,7 @@ and places a topic's replicas on brokers as Kafka does (docs/replicas.md)::
 """
 
 from .api import assign, assign_group
+from .batch import BatchResult, GroupBatch, assign_batch
 from .checks import balance_violations, check_assignment, is_balanced, moves, validity_errors
 from .model import Group, GroupInput, Member, check_topics
 from .producer import (RoundRobinPartitioner, StickyBatches, StickyPartitioner, round_robin_partitions,
@@ -31,7 +32,7 @@ from .registry import Strategy, get_strategy, register_strategy, strategy_names
 from .replica_model import RACK_AWARE_MODES, Broker, ReplicaPlacement
 from .replica_sticky import ReplicaReassignment, moves_lower_bound
 from .replicas import ReplicaMethod, get_replica_method, place_replicas, register_replica_method, replica_method_names
-from .result import STATUS_NAMES, AssignmentResult
+from .result import STATUS_NAMES, AssignmentResult, MemberAssignment
 
 __all__ = [
     "Member",
@@ -40,7 +41,11 @@ __all__ = [
     "Group",
     "assign",
     "assign_group",
+    "assign_batch",
+    "GroupBatch",
+    "BatchResult",
     "AssignmentResult",
+    "MemberAssignment",
     "STATUS_NAMES",
     "Strategy",
     "get_strategy",

@@ -8,9 +8,10 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
-from ..errors import InvalidInputError, MissingTopicWarning
+from ..errors import InvalidInputError, MissingTopicWarning, NegativeGenerationWarning
 from .context import Context
-from .model import GroupInput, Member, encode
+from .encode import encode
+from .model import NO_GENERATION, GroupInput, Member
 from .registry import get_strategy
 from .result import AssignmentResult
 from .weights import LOAD_OPTIONS, check_load_options
@@ -70,19 +71,34 @@ def assign(
         ``.assignment`` ``{member_id: [(topic, partition), ...]}`` for every member,
         ``.revoked`` what members lose, and columnar arrays (owner, previous owner, status).
     """
-    if isinstance(members, (str, bytes, Mapping)) or not isinstance(members, Sequence):
+    if type(members) not in (list, tuple) and (isinstance(members, (str, bytes, Mapping))
+                                               or not isinstance(members, Sequence)):
         raise InvalidInputError(
             f"members must be a list of Member objects, got {type(members).__name__}", column="members"
         )
     spec = GroupInput.from_members(members, topics, partition_racks)
+    _warn_about_generations(members)
     # Subscribed topics without partitions, from the columns (unknown topics have count -1).
-    subscribed = np.unique(spec.sub_topic)
-    missing = sorted(spec.topic_names[t] for t in subscribed[spec.topic_counts[subscribed] <= 0].tolist())
+    subscribed = np.bincount(spec.sub_topic, minlength=len(spec.topic_names)) > 0
+    missing = sorted(str(spec.topic_names[t]) for t in np.flatnonzero(subscribed & (spec.topic_counts <= 0)).tolist())
     if missing:
         warnings.warn(MissingTopicWarning(
             f"subscribed topics missing from the metadata or with 0 partitions get no partitions: "
             f"{', '.join(map(repr, missing[:5]))}{' ...' if len(missing) > 5 else ''}"), stacklevel=2)
     return assign_group(spec, strategy, **options)
+
+
+def _warn_about_generations(members: Sequence[Member]) -> None:
+    """A :class:`~spark_assign.errors.NegativeGenerationWarning` for claims whose generation is
+    negative but not Kafka's -1 (they count as carrying none, as in Kafka)."""
+    odd = [(m.member_id, m.generation) for m in members
+           if isinstance(m.generation, (int, np.integer)) and not isinstance(m.generation, bool)
+           and m.generation < NO_GENERATION]
+    if odd:
+        shown = ", ".join(f"{member!r} ({generation})" for member, generation in odd[:5])
+        warnings.warn(NegativeGenerationWarning(
+            f"claims with a negative generation other than -1 count as carrying no generation, as in Kafka: "
+            f"{shown}{' ...' if len(odd) > 5 else ''}"), stacklevel=3)
 
 
 def assign_group(spec: GroupInput, strategy: str = "cooperative-sticky", **options: Any) -> AssignmentResult:
@@ -98,8 +114,9 @@ def assign_group(spec: GroupInput, strategy: str = "cooperative-sticky", **optio
         As for :func:`assign`.
     """
     chosen = get_strategy(strategy)
-    check_options(options)
-    ctx = Context(encode(spec), dict(options))
+    if options:
+        check_options(options)
+    ctx = Context(encode(spec), options)
     if options.get("weights") is not None:
         ctx.partition_weights               # checked against the group whatever the strategy
     return AssignmentResult.build(ctx, chosen.name, chosen.run(ctx))

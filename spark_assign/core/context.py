@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, Tuple
 
 import numpy as np
 
-from .javautil import hashmap_order, java_sort_key, java_string_hashes
+from .javautil import hashmap_order, java_sort_key, java_string_hash_array
 from .model import Group
 from .weights import dense_weights
 
@@ -46,7 +46,7 @@ class Context:
         Kafka puts subscriptions into a ``HashMap`` keyed by member id; we insert
         them in member id order, so ties within a hash bucket keep that order.
         """
-        hashes = java_string_hashes(self.group.member_ids)
+        hashes = java_string_hash_array(self.group.member_ids)
         return np.asarray(hashmap_order(hashes), dtype=np.int64)
 
     @cached_property
@@ -57,6 +57,8 @@ class Context:
         member id (KIP-345). Used by range and roundrobin.
         """
         g = self.group
+        if g.instance_ids.count(None) == len(g.instance_ids):
+            return np.arange(len(g.member_ids), dtype=np.int64)     # member ids are in Java order
         keys = [
             (0, java_sort_key(s)) if s is not None else (1, java_sort_key(m))
             for m, s in zip(g.member_ids, g.instance_ids)
@@ -99,6 +101,9 @@ def resolve_claims(group: Group, member_order: Callable[[], np.ndarray]) -> Tupl
     multi = np.zeros(P, dtype=bool)
     cm, cp = group.claim_member, group.claim_pid
     if len(cp) == 0:
+        return owner, multi
+    if not group.claims_overlap:          # encoding found no pid claimed twice
+        owner[cp] = cm
         return owner, multi
     claims_per_pid = np.bincount(cp, minlength=P)
     if claims_per_pid.max() <= 1:

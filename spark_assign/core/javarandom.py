@@ -16,15 +16,21 @@ algorithm is fixed by the ``Random`` specification, unchanged since Java 1.0):
 * ``Collections.shuffle(list, rnd)``: for ``i`` from ``size`` down to 2, swap
   ``list[i - 1]`` with ``list[rnd.nextInt(i)]``.
 
+:func:`random_states` and :func:`next_int_many` draw from many generators at once
+(one per topic of a fleet), as NumPy arrays of their 48-bit states: ``uint64``
+products wrap modulo 2^64, which keeps the low 48 bits exact.
+
 A subclass may replace :meth:`JavaRandom.next` (as Kafka's tests do with their
 ``MockRandom``); every other method draws through it.
 """
 
 from __future__ import annotations
 
-from typing import MutableSequence, Optional, TypeVar
+from typing import MutableSequence, Optional, Tuple, TypeVar
 
-__all__ = ["JavaRandom", "java_shuffle", "MULTIPLIER", "ADDEND"]
+import numpy as np
+
+__all__ = ["JavaRandom", "java_shuffle", "random_states", "next_int_many", "MULTIPLIER", "ADDEND"]
 
 #: The LCG's multiplier and addend (``java.util.Random``'s 0x5DEECE66D and 0xB).
 MULTIPLIER = 0x5DEECE66D
@@ -116,3 +122,48 @@ def java_shuffle(items: MutableSequence[T], rnd: JavaRandom) -> None:
         j = rnd.next_int(i)
         items[i - 1], items[j] = items[j], items[i - 1]
 
+
+
+def random_states(seeds: np.ndarray) -> np.ndarray:
+    """The states of ``new Random(seed)`` for each seed (``int64``), as ``uint64``.
+
+    Example::
+
+        values, _ = next_int_many(random_states(np.array([42, 0])), 10)   # [0, 0], as JavaRandom
+    """
+    return (np.asarray(seeds, dtype=np.int64).view(np.uint64) ^ np.uint64(MULTIPLIER)) & np.uint64(_MASK48)
+
+
+def next_int_many(states: np.ndarray, bound: int) -> Tuple[np.ndarray, np.ndarray]:
+    """``nextInt(bound)`` of every generator: the values (``int64``) and the states after.
+
+    Example::
+
+        states = random_states(np.array([42]))
+        first, states = next_int_many(states, 10)
+        second, states = next_int_many(states, 10)     # [0] then [3]: JavaRandom(42)'s draws
+
+    Parameters
+    ----------
+    states:
+        ``uint64`` states (from :func:`random_states` or a previous call); not modified.
+    bound:
+        The exclusive upper bound, 1 to 2^31 - 1, the same for every generator.
+    """
+    if not 0 < bound <= _INT_MAX:
+        raise ValueError(f"bound must be between 1 and {_INT_MAX}, got {bound}")
+    mult, add, mask = np.uint64(MULTIPLIER), np.uint64(ADDEND), np.uint64(_MASK48)
+    states = (states * mult + add) & mask
+    r = (states >> np.uint64(17)).astype(np.int64)          # next(31): never negative
+    if bound & (bound - 1) == 0:
+        return (bound * r) >> 31, states
+    value = r % bound
+    again = r - value + (bound - 1) > _INT_MAX               # the rejected, incomplete last run
+    while again.any():
+        redo = np.flatnonzero(again)
+        states[redo] = (states[redo] * mult + add) & mask
+        r = (states[redo] >> np.uint64(17)).astype(np.int64)
+        value[redo] = r % bound
+        again[:] = False
+        again[redo] = r - value[redo] + (bound - 1) > _INT_MAX
+    return value, states

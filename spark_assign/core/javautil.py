@@ -28,6 +28,7 @@ import numpy as np
 __all__ = [
     "java_string_hash",
     "java_string_hashes",
+    "java_string_hash_array",
     "java_sort_key",
     "java_sorted",
     "topic_partition_hash",
@@ -37,6 +38,9 @@ __all__ = [
     "INITIAL_CAPACITY",
     "collection_capacity",
     "growth_capacity",
+    "table_sizes",
+    "collection_capacities",
+    "growth_capacities",
 ]
 
 _MASK32 = 0xFFFFFFFF
@@ -67,22 +71,53 @@ def java_string_hash(s: str) -> int:
 
 
 def java_string_hashes(strings: Sequence[str]) -> List[int]:
-    """``String.hashCode()`` of many strings; vectorized per length for ASCII strings."""
-    if len(strings) <= 64 or not all(s.isascii() for s in strings):
-        return [java_string_hash(s) for s in strings]
-    out = np.empty(len(strings), dtype=np.int64)
-    by_length: Dict[int, List[int]] = {}
-    for i, s in enumerate(strings):
-        by_length.setdefault(len(s), []).append(i)
-    for width, rows in by_length.items():
-        if width == 0:
-            out[rows] = 0
-            continue
-        codes = np.frombuffer("".join(strings[i] for i in rows).encode("ascii"), dtype=np.uint8)
-        codes = codes.reshape(len(rows), width).astype(np.uint64)
-        powers = np.array([pow(31, width - 1 - k, 1 << 32) for k in range(width)], dtype=np.uint64)
-        out[rows] = ((codes * powers).sum(axis=1) & _MASK32).astype(np.int64)
-    return np.where(out >= 1 << 31, out - (1 << 32), out).tolist()
+    """``String.hashCode()`` of many strings (see :func:`java_string_hash_array`)."""
+    return java_string_hash_array(strings).tolist()
+
+
+#: Below this many UTF-16 units in all, a Python loop beats the array passes' fixed cost.
+_SMALL_HASH_INPUT = 96
+#: ``31**k mod 2**64`` for k = 0, 1, ...: grown on demand (only the low 32 bits matter).
+_POWERS_OF_31 = np.ones(1, dtype=np.uint64)
+
+
+def _powers_of_31(n: int) -> np.ndarray:
+    global _POWERS_OF_31
+    if len(_POWERS_OF_31) < n:
+        size = max(n, 2 * len(_POWERS_OF_31))
+        powers = np.array([pow(31, k, 1 << 64) for k in range(size)], dtype=np.uint64)
+        _POWERS_OF_31 = powers
+    return _POWERS_OF_31
+
+
+def java_string_hash_array(strings: Sequence[str]) -> np.ndarray:
+    """``String.hashCode()`` of many strings at once, as an int64 array of signed 32-bit values.
+
+    One pass over all their UTF-16 units: unit ``k`` of an ``L``-unit string adds
+    ``unit * 31**(L-1-k)``; sums are taken modulo 2**64 by NumPy's wrapping unsigned
+    arithmetic, which keeps them right modulo 2**32, all the hash needs.
+
+    Example::
+
+        java_string_hash_array(["a", "主题"]).tolist() == [97, java_string_hash("主题")]
+    """
+    n = len(strings)
+    joined = "".join(strings)
+    if len(joined) <= _SMALL_HASH_INPUT:
+        return np.array([java_string_hash(s) for s in strings], dtype=np.int64)
+    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=n)
+    if joined.isascii():
+        units = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    else:
+        units = np.frombuffer(joined.encode("utf-16-be"), dtype=">u2")
+        if len(units) != len(joined):       # characters above U+FFFF take two units
+            lengths = np.fromiter((len(s.encode("utf-16-be")) // 2 for s in strings), dtype=np.int64, count=n)
+    ends = np.cumsum(lengths)
+    exponent = np.repeat(ends, lengths) - np.arange(1, len(units) + 1, dtype=np.int64)
+    terms = units.astype(np.uint64) * _powers_of_31(int(lengths.max()))[exponent]
+    sums = np.concatenate([np.zeros(1, dtype=np.uint64), np.cumsum(terms, dtype=np.uint64)])
+    h = ((sums[ends] - sums[ends - lengths]) & np.uint64(_MASK32)).astype(np.int64)
+    return np.where(h >= 1 << 31, h - (1 << 32), h)
 
 
 #: Characters outside the Basic Multilingual Plane: one code point in Python, two UTF-16 units in Java.
@@ -155,6 +190,31 @@ def growth_capacity(n: int) -> int:
     return capacity
 
 
+def table_sizes(x: np.ndarray) -> np.ndarray:
+    """``HashMap.tableSizeFor`` of each ``x`` (>= 1): the least power of two >= it.
+
+    Example::
+
+        table_sizes(np.array([1, 16, 17])).tolist() == [1, 16, 32]
+    """
+    x = np.asarray(x, dtype=np.int64)
+    size = np.left_shift(1, np.ceil(np.log2(np.maximum(x, 1))).astype(np.int64))
+    size = np.where(size < x, size * 2, size)                       # guard float rounding
+    return np.where((size > 1) & (size // 2 >= x), size // 2, size)
+
+
+def collection_capacities(n: np.ndarray) -> np.ndarray:
+    """:func:`collection_capacity` of many sizes (Java's float arithmetic included)."""
+    wanted = (np.asarray(n).astype(np.float32) / np.float32(0.75)).astype(np.int64) + 1
+    return table_sizes(np.maximum(wanted, INITIAL_CAPACITY))
+
+
+def growth_capacities(n: np.ndarray) -> np.ndarray:
+    """:func:`growth_capacity` of many sizes: the least power of two >= 16 whose 3/4 holds ``n``."""
+    n = np.asarray(n, dtype=np.int64)
+    return table_sizes(np.maximum(-(-4 * n // 3), INITIAL_CAPACITY))
+
+
 class _BucketCounter:
     """Tracks a Java HashMap's capacity as keys are inserted (never removed)."""
 
@@ -182,21 +242,28 @@ class _BucketCounter:
             self._rebuild()
 
 
-def hashmap_order(hashes: Sequence[int]) -> List[int]:
+def hashmap_order(hashes: "Sequence[int] | np.ndarray") -> List[int]:
     """Iteration order of a ``new HashMap<>()`` filled with keys of these hashes.
 
     ``hashes[i]`` is the ``hashCode()`` of the i-th key put (keys distinct).
-    Returns the indices ``i`` in the order Java iterates the map.
+    Returns the indices ``i`` in the order Java iterates the map: by bucket at the final
+    capacity, then insertion order. The capacity follows the size rule alone unless a bucket
+    of the 16-bucket table would reach 9 keys (a treeify resize, possible only below 64
+    buckets): then the insertions are replayed.
     """
     n = len(hashes)
-    if n > 3 * _MIN_TREEIFY_CAPACITY // 4:
-        # The size rule alone reaches 128+ buckets; small-table resizes cannot exceed 64.
-        capacity = growth_capacity(n)
-        h = np.asarray(hashes, dtype=np.int64) & _MASK32
-        buckets = (h ^ (h >> 16)) & (capacity - 1)
-        return np.lexsort((np.arange(n), buckets)).tolist()
+    if n <= _TREEIFY_THRESHOLD:             # 16 buckets, no resize: Python beats array calls
+        buckets = [hash_spread(int(h)) & (INITIAL_CAPACITY - 1) for h in hashes]
+        return sorted(range(n), key=buckets.__getitem__)
+    h = np.asarray(hashes, dtype=np.int64) & _MASK32
+    spread = h ^ (h >> 16)
+    if n > 3 * _MIN_TREEIFY_CAPACITY // 4 or n <= _TREEIFY_THRESHOLD or \
+            np.bincount(spread & (INITIAL_CAPACITY - 1)).max() <= _TREEIFY_THRESHOLD:
+        # The size rule alone decides: 128+ buckets are past any small-table resize, and
+        # with at most 8 keys per bucket of 16 (so of 32 too) no resize for a bucket happens.
+        return np.argsort(spread & (growth_capacity(n) - 1), kind="stable").tolist()
     counter = _BucketCounter()
-    spreads = [hash_spread(h) for h in hashes]
+    spreads = spread.tolist()
     for s in spreads:
         counter.insert(s)
     mask = counter.capacity - 1

@@ -11,7 +11,7 @@ Names live only at the edges. Inside the engine:
   pids is every partition of every subscribed topic, in (topic, partition) order.
 
 :class:`GroupInput` is the columnar input (codes plus dictionaries, as the Spark
-layer produces them from Arrow); :func:`encode` validates it and builds the
+layer produces them from Arrow); :func:`.encode.encode` validates it and builds the
 immutable :class:`Group` every strategy reads.
 """
 
@@ -20,15 +20,14 @@ from __future__ import annotations
 import itertools
 import numbers
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from operator import itemgetter
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..errors import InvalidInputError
-from .javautil import java_sort_key
-from .keys import duplicates, encode_subscriptions, shared_topic_row
 
-__all__ = ["Member", "GroupInput", "Group", "encode", "check_topics", "NO_GENERATION"]
+__all__ = ["Member", "GroupInput", "Group", "check_topics", "NO_GENERATION", "MAX_PARTITIONS", "INT32_MIN"]
 
 #: Kafka's ``DEFAULT_GENERATION``: the generation of a claim that carries none.
 NO_GENERATION = -1
@@ -81,12 +80,15 @@ class Member:
         if not isinstance(self.topics, Iterable):
             raise InvalidInputError(f"topics must be a list of topic names, got {type(self.topics).__name__}",
                                     column="topic", rows=[(self.member_id, self.topics)])
-        bad = [tp for tp in self.owned if isinstance(tp, (str, bytes)) or not isinstance(tp, Sequence) or len(tp) != 2]
-        if bad:
-            raise InvalidInputError("owned partitions must be (topic, partition) pairs",
-                                    column="owned_partitions", rows=[(self.member_id, tp) for tp in bad])
+        owned = tuple(self.owned)
+        if not (set(map(type, owned)) <= {tuple} and set(map(len, owned)) <= {2}):   # else: pair by pair
+            bad = [tp for tp in owned if isinstance(tp, (str, bytes)) or not isinstance(tp, Sequence) or len(tp) != 2]
+            if bad:
+                raise InvalidInputError("owned partitions must be (topic, partition) pairs",
+                                        column="owned_partitions", rows=[(self.member_id, tp) for tp in bad])
+            owned = tuple(tuple(tp) for tp in owned)     # type: ignore[misc]
         object.__setattr__(self, "topics", tuple(self.topics))
-        object.__setattr__(self, "owned", tuple(tuple(tp) for tp in self.owned))
+        object.__setattr__(self, "owned", owned)
 
 
 @dataclass
@@ -128,61 +130,119 @@ class GroupInput:
         topics: Mapping[str, int],
         partition_racks: Optional[Mapping[str, Sequence[Sequence[str]]]] = None,
     ) -> "GroupInput":
-        """Build the columnar input from :class:`Member` objects and ``{topic: count}``."""
+        """Build the columnar input from :class:`Member` objects and ``{topic: count}``.
+
+        Example::
+
+            spec = GroupInput.from_members([Member("c1", topics=["t0"], owned=[("t0", 1)])], {"t0": 2})
+            spec.claim_partition.tolist() == [1]
+
+        Topics outside ``topics`` get codes after the metadata's, with count -1. Cost: one
+        dictionary lookup per distinct subscription list (members usually share one) and a
+        few passes over the flattened claims, none per claim in Python bytecode.
+        """
         topics = check_topics(topics)
-        for m in members:
-            if not isinstance(m, Member):
-                raise InvalidInputError(
-                    f"members must be Member objects, got {type(m).__name__}",
-                    column="members", rows=[m],
-                )
-        topic_index: Dict[object, int] = {}
-        names: List[object] = []
-        counts: List[int] = []
-        for name, count in topics.items():
-            topic_index[name] = len(names)
-            names.append(name)
-            counts.append(count)
-
-        def code(topic: object) -> int:
-            i = topic_index.get(topic)
-            if i is None:
-                i = topic_index[topic] = len(names)
-                names.append(topic)
-                counts.append(-1)
-            return i
-
-        # Subscriptions: one dict lookup per pair; names outside the metadata get codes after.
-        per_member = [len(m.topics) for m in members]
-        sub_t = list(map(topic_index.get, itertools.chain.from_iterable(m.topics for m in members)))
-        if None in sub_t:
-            flat = itertools.chain.from_iterable(m.topics for m in members)
-            sub_t = [code(t) if i is None else i for i, t in zip(sub_t, flat)]
-        cl_m, cl_t, cl_p = [], [], []
-        for row, m in enumerate(members):
-            for tp in m.owned:
-                if len(tp) != 2:
+        if not all(type(m) is Member for m in members):
+            for m in members:
+                if not isinstance(m, Member):
                     raise InvalidInputError(
-                        "owned partitions must be (topic, partition) pairs",
-                        column="owned_partitions", rows=[(m.member_id, tp)],
+                        f"members must be Member objects, got {type(m).__name__}",
+                        column="members", rows=[m],
                     )
-                cl_m.append(row)
-                cl_t.append(code(tp[0]))
-                cl_p.append(_partition_value(m.member_id, tp))
+        names: List[object] = list(topics)
+        counts: List[int] = list(topics.values())
+        topic_index: Dict[object, int] = dict(zip(names, range(len(names))))
+
+        def codes(listed: Sequence[object]) -> List[int]:
+            """Codes of topic names; names outside the metadata get new codes, in order."""
+            out = list(map(topic_index.get, listed))
+            if None in out:
+                for k, (i, topic) in enumerate(zip(out, listed)):
+                    if i is None:
+                        i = topic_index.get(topic)
+                        if i is None:
+                            i = topic_index[topic] = len(names)
+                            names.append(topic)
+                            counts.append(-1)
+                        out[k] = i
+            return out  # type: ignore[return-value]
+
+        sub_member, sub_topic = _subscription_columns(members, codes)
+        claim_member, claim_topic, claim_partition = _claim_columns(members, codes, topic_index)
         return cls(
             member_ids=[m.member_id for m in members],
             topic_names=names,
             topic_counts=np.asarray(counts, dtype=np.int64),
-            sub_member=np.repeat(np.arange(len(members), dtype=np.int64), per_member),
-            sub_topic=np.asarray(sub_t, dtype=np.int64),
-            claim_member=np.asarray(cl_m, dtype=np.int64),
-            claim_topic=np.asarray(cl_t, dtype=np.int64),
-            claim_partition=np.asarray(cl_p, dtype=np.int64),
+            sub_member=sub_member,
+            sub_topic=sub_topic,
+            claim_member=claim_member,
+            claim_topic=claim_topic,
+            claim_partition=claim_partition,
             generations=[m.generation for m in members],
             instance_ids=[m.instance_id for m in members],
             racks=[m.rack for m in members],
             partition_racks=partition_racks,
         )
+
+
+def _subscription_columns(members: Sequence[Member], codes: Callable[[Sequence[object]], List[int]]
+                          ) -> Tuple[np.ndarray, np.ndarray]:
+    """``(sub_member, sub_topic)`` of :meth:`GroupInput.from_members`. Members usually share
+    one list of topics: each distinct list is coded once."""
+    M = len(members)
+    if M == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    first = members[0].topics
+    if all(m.topics == first for m in members):
+        row = np.asarray(codes(first), dtype=np.int64)
+        return np.repeat(np.arange(M, dtype=np.int64), len(row)), np.tile(row, M)
+    seen: Dict[Sequence[object], List[int]] = {}
+    per_member = []
+    for m in members:
+        listed = seen.get(m.topics)        # topics are tuples (Member makes them so): hashable
+        if listed is None:
+            listed = seen[m.topics] = codes(m.topics)
+        per_member.append(listed)
+    lengths = [len(c) for c in per_member]
+    total = sum(lengths)
+    return (np.repeat(np.arange(M, dtype=np.int64), lengths),
+            np.fromiter(itertools.chain.from_iterable(per_member), dtype=np.int64, count=total))
+
+
+def _claim_columns(members: Sequence[Member], codes: Callable[[Sequence[object]], List[int]],
+                   topic_index: Mapping[object, int]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(claim_member, claim_topic, claim_partition)`` of :meth:`GroupInput.from_members`:
+    whole-column passes over the flattened ``owned`` pairs (a :class:`Member` holds pairs)."""
+    per_member = [len(m.owned) for m in members]
+    total = sum(per_member)
+    if not total:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    flat = list(itertools.chain.from_iterable(m.owned for m in members))
+    try:                                        # every topic in the metadata: one lookup pass
+        topic = np.fromiter(map(topic_index.__getitem__, map(itemgetter(0), flat)), dtype=np.int64, count=total)
+    except (KeyError, TypeError):
+        topic = np.asarray(codes(list(map(itemgetter(0), flat))), dtype=np.int64)
+    partition = _partition_column(members, flat)
+    return np.repeat(np.arange(len(members), dtype=np.int64), per_member), topic, partition
+
+
+def _partition_column(members: Sequence[Member], flat: Sequence[Tuple[object, object]]) -> np.ndarray:
+    """The partitions of the flattened ``owned`` pairs, checked as :func:`_partition_value` checks
+    one. NumPy infers int64 only from integers; of those, only a bool passes for one, and a bool
+    is 0 or 1, so only those values are looked at again."""
+    parts = list(map(itemgetter(1), flat))
+    try:
+        partition = np.array(parts)
+    except (OverflowError, ValueError, TypeError):
+        partition = None
+    if partition is not None and partition.dtype == np.int64 and partition.ndim == 1 and (
+            len(partition) == 0 or partition.max() <= MAX_PARTITIONS):
+        low = np.flatnonzero((partition == 0) | (partition == 1)).tolist()
+        if not any(type(parts[i]) is bool for i in low):
+            return partition
+    # Anything else: pair by pair, raising the first problem.
+    return np.array([_partition_value(m.member_id, tp) for m in members for tp in m.owned], dtype=np.int64)
 
 
 #: Kafka's partition ids are 32-bit signed integers (``int32`` in its protocol), so a topic has at most this many.
@@ -211,6 +271,11 @@ def check_topics(topics: object) -> Dict[str, int]:
         naming column ``topics`` (not a mapping), ``topic`` (bad names) or
         ``num_partitions`` (bad counts; every offending ``(topic, count)`` listed).
     """
+    if type(topics) is dict and set(map(type, topics)) <= {str} and "" not in topics \
+            and set(map(type, topics.values())) <= {int}:
+        counts = topics.values()          # the common case: only the ranges are left to check
+        if not counts or (min(counts) >= 0 and max(counts) <= MAX_PARTITIONS):
+            return dict(topics)
     if isinstance(topics, (str, bytes)) or not isinstance(topics, Mapping):
         raise InvalidInputError(
             f"topics must be a mapping of topic name to partition count, got {type(topics).__name__}",
@@ -286,6 +351,7 @@ class Group:
     prior_owner: Optional[np.ndarray]  # (P,) index into owner_names(), -1 = none
     departed: List[str]
     pending: Optional[np.ndarray]      # (P,) bool
+    claims_overlap: bool = True        # some pid has two claims (False: each claim stands alone)
 
     @property
     def num_members(self) -> int:
@@ -393,269 +459,3 @@ class Group:
 
     def has_racks(self) -> bool:
         return self.part_rack_offsets is not None and bool((self.member_rack >= 0).any())
-
-
-# --------------------------------------------------------------------------- encoding
-
-
-def _check_names(values: Sequence[object], column: str, what: str) -> List[str]:
-    """``values`` as a list of names: non-empty strings (Kafka's ids are strings)."""
-    bad = [v for v in values if not isinstance(v, str) or v == ""]
-    if bad:
-        wrong_type = [v for v in bad if v is not None and not isinstance(v, str)]
-        if wrong_type:
-            kinds = ", ".join(sorted({type(v).__name__ for v in wrong_type}))
-            raise InvalidInputError(f"{what} must be a string, got {kinds}", column=column, rows=wrong_type)
-        raise InvalidInputError(f"null or empty {what}", column=column, rows=bad)
-    return list(values)  # type: ignore[arg-type]
-
-
-def _optional_strings(values: Optional[Sequence[Optional[str]]], n: int, column: str) -> List[Optional[str]]:
-    if values is None:
-        return [None] * n
-    out: List[Optional[str]] = []
-    bad: List[object] = []
-    for v in values:
-        if v is None or v == "":
-            out.append(None)
-        elif isinstance(v, str):
-            out.append(v)
-        else:
-            bad.append(v)
-    if bad:
-        raise InvalidInputError("value must be a string or null", column=column, rows=bad)
-    return out
-
-
-def encode(spec: GroupInput) -> Group:
-    """Validate ``spec`` and turn it into a :class:`Group`.
-
-    Raises :class:`~spark_assign.errors.InvalidInputError` naming the column and
-    sample rows of the first problem found.
-    """
-    member_ids = _check_names(spec.member_ids, "member_id", "member_id")
-    n = len(member_ids)
-    dup = duplicates(np.asarray(member_ids, dtype=object)) if len(set(member_ids)) != n else ()
-    if len(dup):
-        raise InvalidInputError("duplicate member_id", column="member_id",
-                                rows=sorted({member_ids[i] for i in dup}))
-    instance_ids = _optional_strings(spec.instance_ids, n, "group_instance_id")
-    no_statics = instance_ids.count(None) == n
-    static = [] if no_statics else [(i, s) for i, s in enumerate(instance_ids) if s is not None]
-    if len({s for _, s in static}) != len(static):
-        seen: Dict[str, str] = {}
-        rows = []
-        for i, s in static:
-            if s in seen:
-                rows.append((seen[s], member_ids[i], s))
-            seen.setdefault(s, member_ids[i])
-        raise InvalidInputError("two members share a group_instance_id",
-                                column="group_instance_id", rows=rows)
-    racks = _optional_strings(spec.racks, n, "rack")
-    no_racks = racks.count(None) == n
-    gens = _generations(spec.generations, n, member_ids)
-
-    # Members in Java string order: index = rank.
-    if "".join(member_ids).isascii():
-        order = sorted(range(n), key=member_ids.__getitem__)
-    else:
-        order = sorted(range(n), key=lambda i: java_sort_key(member_ids[i]))
-    rank = np.empty(n, dtype=np.int64)
-    rank[order] = np.arange(n, dtype=np.int64)
-    member_ids = [member_ids[i] for i in order]
-    instance_ids = instance_ids if no_statics else [instance_ids[i] for i in order]
-    racks = racks if no_racks else [racks[i] for i in order]
-    gens = gens[order]
-
-    topic_names_in = _check_names(spec.topic_names, "topic", "topic")
-    dup = duplicates(np.asarray(topic_names_in, dtype=object))
-    if len(dup):
-        raise InvalidInputError("duplicate topic in the topic metadata", column="topic",
-                                rows=sorted({topic_names_in[i] for i in dup}))
-    counts_in = np.asarray(spec.topic_counts, dtype=np.int64)
-    sub_member = np.asarray(spec.sub_member, dtype=np.int64)
-    sub_topic = np.asarray(spec.sub_topic, dtype=np.int64)
-
-    shared = shared_topic_row(sub_member, sub_topic, n)
-
-    # Universe topics: subscribed by someone, Java-sorted.
-    subscribed = np.flatnonzero(np.bincount(sub_topic if shared is None else shared,
-                                            minlength=len(topic_names_in)))
-    uni_names = sorted((topic_names_in[i] for i in subscribed), key=java_sort_key)
-    name_to_uni = {name: j for j, name in enumerate(uni_names)}
-    to_uni = np.array([name_to_uni.get(name, -1) for name in topic_names_in], dtype=np.int64)
-    known_in = counts_in >= 0
-    uni_known = np.zeros(len(uni_names), dtype=bool)
-    uni_counts = np.zeros(len(uni_names), dtype=np.int64)
-    uni_known[to_uni[subscribed]] = known_in[subscribed]
-    uni_counts[to_uni[subscribed]] = np.maximum(counts_in[subscribed], 0)
-    offsets = np.zeros(len(uni_names) + 1, dtype=np.int64)
-    np.cumsum(uni_counts, out=offsets[1:])
-
-    # Subscriptions: unique (member, topic), sorted; None when complete (every
-    # member subscribes to every universe topic: nothing to store).
-    sub_pairs: Optional[Tuple[np.ndarray, np.ndarray]] = None
-    if shared is None:
-        sub_pairs = encode_subscriptions(rank[sub_member], to_uni[sub_topic], n, member_ids, uni_names)
-
-    claim_member, claim_pid, outside = _encode_claims(
-        spec, rank, member_ids, topic_names_in, to_uni, uni_counts, offsets
-    )
-    rack_names, member_rack, pr_off, pr_ids = _encode_racks(
-        racks, spec.partition_racks, uni_names, uni_counts, offsets
-    )
-    prior, departed = _encode_prior(spec, member_ids, to_uni, uni_counts, offsets)
-    pending = _encode_pending(spec, to_uni, uni_counts, offsets)
-
-    return Group(
-        member_ids=member_ids,
-        instance_ids=instance_ids,
-        member_rack=member_rack,
-        generation=gens,
-        topic_names=uni_names,
-        topic_counts=uni_counts,
-        topic_known=uni_known,
-        topic_offsets=offsets,
-        sub_pairs=sub_pairs,
-        claim_member=claim_member,
-        claim_pid=claim_pid,
-        outside_claims=outside,
-        rack_names=rack_names,
-        part_rack_offsets=pr_off,
-        part_rack_ids=pr_ids,
-        prior_owner=prior,
-        departed=departed,
-        pending=pending,
-    )
-
-
-def _generations(values: Optional[Sequence[Optional[int]]], n: int, member_ids: List[str]) -> np.ndarray:
-    if values is None:
-        return np.full(n, NO_GENERATION, dtype=np.int64)
-    if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
-        return values.astype(np.int64)
-    if set(map(type, values)) <= {int, type(None)} and \
-            all(INT32_MIN <= g <= MAX_PARTITIONS for g in values if g is not None):   # the common case
-        return np.fromiter((NO_GENERATION if g is None else g for g in values), dtype=np.int64, count=n)
-    out = np.full(n, NO_GENERATION, dtype=np.int64)
-    bad = []
-    for i, g in enumerate(values):
-        if g is None:
-            continue
-        if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not INT32_MIN <= g <= MAX_PARTITIONS:
-            bad.append((member_ids[i], g))
-        else:
-            out[i] = int(g)
-    if bad:
-        raise InvalidInputError("generation must be a 32-bit integer or null (Kafka's generationId is an int32)",
-                                column="generation", rows=bad)
-    return out
-
-
-def _encode_claims(spec, rank, member_ids, topic_names_in, to_uni, uni_counts, offsets):
-    cm = rank[np.asarray(spec.claim_member, dtype=np.int64)]
-    ct_in = np.asarray(spec.claim_topic, dtype=np.int64)
-    cp = np.asarray(spec.claim_partition, dtype=np.int64)
-    if len(cp) and cp.min() < 0:
-        bad = np.flatnonzero(cp < 0)
-        raise InvalidInputError(
-            "negative partition in owned partitions", column="owned_partitions",
-            rows=[(member_ids[cm[i]], topic_names_in[ct_in[i]], int(cp[i])) for i in bad],
-        )
-    pid = _pids(to_uni[ct_in], cp, uni_counts, offsets)
-    P = int(offsets[-1])
-    outside: List[Tuple[int, str, int]] = []
-    if len(pid) and pid.min() < 0:
-        out_idx = np.flatnonzero(pid < 0)
-        outside = sorted({(int(cm[i]), topic_names_in[ct_in[i]], int(cp[i])) for i in out_idx})
-        inside = np.flatnonzero(pid >= 0)
-        cm, pid, ct_in, cp = cm[inside], pid[inside], ct_in[inside], cp[inside]
-    # A member may claim a partition once. Only partitions claimed twice can break that.
-    per_pid = np.bincount(pid, minlength=P)
-    if len(per_pid) and per_pid.max() > 1:
-        twice = np.flatnonzero(per_pid[pid] > 1)
-        dup = twice[duplicates(cm[twice] * (P + 1) + pid[twice])]
-        if len(dup):
-            raise InvalidInputError(
-                "a member lists the same owned partition twice", column="owned_partitions",
-                rows=sorted({(member_ids[cm[i]], topic_names_in[ct_in[i]], int(cp[i])) for i in dup}),
-            )
-    return cm, pid, outside
-
-
-def _pids(uni_topic: np.ndarray, partition: np.ndarray, uni_counts: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """pid of each (universe topic, partition) pair; -1 where outside the universe."""
-    T = len(uni_counts)
-    t = np.where(uni_topic >= 0, uni_topic, T)
-    counts = np.append(uni_counts, 0)
-    starts = np.append(offsets[:-1], 0)
-    return np.where(partition < counts[t], starts[t] + partition, -1)
-
-
-def _encode_racks(racks, partition_racks, uni_names, uni_counts, offsets):
-    names: Dict[str, int] = {}
-    if racks.count(None) == len(racks):
-        member_rack = np.full(len(racks), -1, dtype=np.int64)
-    else:
-        member_rack = np.array([names.setdefault(r, len(names)) if r is not None else -1 for r in racks],
-                               dtype=np.int64)
-    if not partition_racks:
-        return list(names), member_rack, None, None
-    if not isinstance(partition_racks, Mapping):
-        raise InvalidInputError("partition_racks must map topic -> list of replica racks per partition",
-                                column="partition_racks")
-    P = int(offsets[-1])
-    lens = np.zeros(P, dtype=np.int64)
-    per_pid: List[Sequence[str]] = [()] * P
-    for t, name in enumerate(uni_names):
-        lists = partition_racks.get(name)
-        if lists is None:
-            continue
-        if len(lists) != uni_counts[t]:
-            raise InvalidInputError(
-                f"topic has {int(uni_counts[t])} partitions but {len(lists)} replica rack lists",
-                column="partition_racks", rows=[name],
-            )
-        for p, rl in enumerate(lists):
-            if isinstance(rl, str):
-                raise InvalidInputError("replica racks must be a list of rack names per partition",
-                                        column="partition_racks", rows=[(name, p, rl)])
-            rs = list(dict.fromkeys(r for r in rl if r))   # distinct, replica order
-            per_pid[int(offsets[t]) + p] = rs
-            lens[int(offsets[t]) + p] = len(rs)
-    off = np.zeros(P + 1, dtype=np.int64)
-    np.cumsum(lens, out=off[1:])
-    ids = np.array([names.setdefault(r, len(names)) for rs in per_pid for r in rs], dtype=np.int64)
-    return list(names), member_rack, off, ids
-
-
-def _encode_prior(spec, member_ids, to_uni, uni_counts, offsets):
-    if spec.prior_owner is None:
-        return None, []
-    pid = _pids(to_uni[np.asarray(spec.prior_topic, dtype=np.int64)],
-                np.asarray(spec.prior_partition, dtype=np.int64), uni_counts, offsets)
-    # Owner names -> member index, or a new index past the members for those who left.
-    index = {m: i for i, m in enumerate(member_ids)}
-    departed: List[str] = []
-    code_to_owner = np.empty(len(spec.prior_owner_names), dtype=np.int64)
-    for c, name in enumerate(spec.prior_owner_names):
-        i = index.get(name)
-        if i is None:
-            i = index[name] = len(member_ids) + len(departed)
-            departed.append(name)
-        code_to_owner[c] = i
-    owner_code = np.asarray(spec.prior_owner, dtype=np.int64)
-    keep = (pid >= 0) & (owner_code >= 0)
-    prior = np.full(int(offsets[-1]), -1, dtype=np.int64)
-    prior[pid[keep]] = code_to_owner[owner_code[keep]]
-    return prior, departed
-
-
-def _encode_pending(spec, to_uni, uni_counts, offsets):
-    if spec.pending_topic is None:
-        return None
-    pid = _pids(to_uni[np.asarray(spec.pending_topic, dtype=np.int64)],
-                np.asarray(spec.pending_partition, dtype=np.int64), uni_counts, offsets)
-    pending = np.zeros(int(offsets[-1]), dtype=bool)
-    pending[pid[pid >= 0]] = True
-    return pending

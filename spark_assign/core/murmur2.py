@@ -381,7 +381,7 @@ def _partition_counts(num_partitions: Any) -> Union[int, np.ndarray]:
     if value is None or isinstance(value, (bool, np.bool_, int, np.integer, float, np.floating, str)):
         if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
                 or not 1 <= value <= _INT32_MAX):
-            raise InvalidInputError(f"num_partitions must be a positive integer, got {value!r}",
+            raise InvalidInputError(f"num_partitions {_count_rule(value)}, got {value!r}",
                                     column="num_partitions", rows=[value])
         return int(value)
     # One count per key.
@@ -397,6 +397,13 @@ def _partition_counts(num_partitions: Any) -> Union[int, np.ndarray]:
         bad = np.flatnonzero(~ok)
         shown = [(int(i), None if np.isnan(values[i]) else arr[int(i)].as_py()) for i in bad[:5]]
         raise InvalidInputError(
-            f"num_partitions must be a positive integer, got {shown[0][1]!r} at row {shown[0][0]}"
+            f"num_partitions {_count_rule(shown[0][1])}, got {shown[0][1]!r} at row {shown[0][0]}"
             f" ({len(bad)} bad rows)", column="num_partitions", rows=shown)
     return values.astype(np.int64)
+
+
+def _count_rule(value: Any) -> str:
+    """The rule a bad partition count breaks: a count above Kafka's int32 limit is named as such."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and value > _INT32_MAX:
+        return f"must be at most {_INT32_MAX} (Kafka's partition counts are 32-bit ints)"
+    return "must be a positive integer"

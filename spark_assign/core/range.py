@@ -23,7 +23,7 @@ from typing import Dict, List, Set, Tuple
 import numpy as np
 
 from .context import Context, Outcome
-from .javautil import hashmap_order, java_string_hashes
+from .javautil import hashmap_order, java_string_hash_array
 from .racks import partition_rack_sets, use_rack_aware
 
 __all__ = ["assign_range", "partitions_per_topic_order", "subscribers_by_topic", "vectorized_ranges"]
@@ -31,19 +31,18 @@ __all__ = ["assign_range", "partitions_per_topic_order", "subscribers_by_topic",
 
 def assign_range(ctx: Context) -> Outcome:
     g = ctx.group
-    subscribers = subscribers_by_topic(ctx)
-    states = []
     if g.has_racks():
+        subscribers = subscribers_by_topic(ctx)
         states = [_TopicState(ctx, t, subscribers[t]) for t in range(g.num_topics) if g.topic_counts[t] > 0]
-    if any(s.needs_rack_aware for s in states):
-        owner = np.full(g.num_partitions, -1, dtype=np.int64)
-        _assign_with_rack_matching(states)
-        for s in states:
-            s.assign_ranges(rack_matching=False)
-            s.write(owner)
-        # Kafka sorts every member's list by (topic, partition) in this mode.
-        return Outcome(owner, np.arange(g.num_partitions, dtype=np.int64))
-    return Outcome(vectorized_ranges(ctx, subscribers), _kafka_topic_order(ctx))
+        if any(s.needs_rack_aware for s in states):
+            owner = np.full(g.num_partitions, -1, dtype=np.int64)
+            _assign_with_rack_matching(states)
+            for s in states:
+                s.assign_ranges(rack_matching=False)
+                s.write(owner)
+            # Kafka sorts every member's list by (topic, partition) in this mode.
+            return Outcome(owner, np.arange(g.num_partitions, dtype=np.int64))
+    return Outcome(vectorized_ranges(ctx), _kafka_topic_order(ctx))
 
 
 def subscribers_by_topic(ctx: Context) -> List[np.ndarray]:
@@ -57,23 +56,33 @@ def subscribers_by_topic(ctx: Context) -> List[np.ndarray]:
     return [members[bounds[t]:bounds[t + 1]] for t in range(g.num_topics)]
 
 
-def vectorized_ranges(ctx: Context, subscribers: List[np.ndarray]) -> np.ndarray:
+def vectorized_ranges(ctx: Context) -> np.ndarray:
     """The owner of every partition (by pid) when each topic is split into contiguous ranges over
-    its ``subscribers`` in the given order, the first ``count % members`` ranges one longer
-    (``RangeAssignor``'s split; ``server_range`` uses it too). Every topic of a group has a
-    subscriber (its topics are the subscribed ones), so every partition gets an owner."""
+    its subscribers in ``MemberInfo`` order (:func:`subscribers_by_topic`), the first
+    ``count % members`` ranges one longer (``RangeAssignor``'s split; ``server_range`` uses it
+    too). Every topic of a group has a subscriber (its topics are the subscribed ones), so every
+    partition gets an owner."""
     g = ctx.group
     n = g.topic_counts
-    c = np.array([len(s) for s in subscribers], dtype=np.int64)
-    flat = np.concatenate(subscribers + [np.zeros(0, np.int64)]).astype(np.int64)
-    first = np.concatenate([[0], np.cumsum(c)[:-1]]).astype(np.int64)
-    q = n // np.maximum(c, 1)                       # partitions per member
-    r = n % np.maximum(c, 1)                        # members with one extra
     t = g.pid_topic()
     j = g.pid_partition()
+    # Common case: every member subscribes to every topic and none is static, so the
+    # subscribers of each topic are all members in index order: the range index is the owner.
+    plain = g.subscriptions_complete and g.instance_ids.count(None) == len(g.instance_ids)
+    if plain:
+        c = np.full(g.num_topics, g.num_members, dtype=np.int64)
+    else:
+        subscribers = subscribers_by_topic(ctx)
+        c = np.array([len(s) for s in subscribers], dtype=np.int64)
+    q = n // np.maximum(c, 1)                       # partitions per member
+    r = n % np.maximum(c, 1)                        # members with one extra
     qt, rt = q[t], r[t]
     head = rt * (qt + 1)                            # partitions in the longer ranges
     idx = np.where(j < head, j // (qt + 1), rt + (j - head) // np.maximum(qt, 1))
+    if plain:
+        return idx
+    flat = np.concatenate(subscribers + [np.zeros(0, np.int64)]).astype(np.int64)
+    first = np.concatenate([[0], np.cumsum(c)[:-1]]).astype(np.int64)
     return flat[first[t] + idx]
 
 
@@ -103,21 +112,23 @@ def partitions_per_topic_order(ctx: Context) -> np.ndarray:
     """
     g = ctx.group
     T = g.num_topics
-    walk = ctx.hashmap_member_order                    # members, in HashMap order
+    if T <= 1:
+        return np.arange(T, dtype=np.int64)
     if g.subscriptions_complete:
         first_met = np.arange(T, dtype=np.int64)       # the first member's topics, in name order
     else:
         # A topic is first met at its subscriber earliest in the walk; ties (same member) by name.
+        walk = ctx.hashmap_member_order                # members, in HashMap order
         position = np.empty(g.num_members, dtype=np.int64)
         position[walk] = np.arange(g.num_members, dtype=np.int64)
         members, bounds = g.subscribers_by_topic()      # every topic of a group has a subscriber
         first_member = np.minimum.reduceat(position[members], bounds[:-1]) if T else bounds[:0]
         first_met = np.argsort(first_member, kind="stable")
-    hashes = np.asarray(java_string_hashes(g.topic_names), dtype=np.int64)
-    subscribed_set = first_met[hashmap_order(hashes[first_met].tolist())]
+    hashes = java_string_hash_array(g.topic_names)
+    subscribed_set = first_met[hashmap_order(hashes[first_met])]
     with_partitions = g.topic_known & (g.topic_counts > 0)
     put = subscribed_set[with_partitions[subscribed_set]]
-    mapped = put[hashmap_order(hashes[put].tolist())]
+    mapped = put[hashmap_order(hashes[put])]
     rest = np.flatnonzero(~with_partitions)
     return np.concatenate([mapped, rest]).astype(np.int64)
 

@@ -38,16 +38,17 @@ rule in both paths). Kafka's ``Random`` is unseeded; ours is ``new Random(seed)`
 
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from ..errors import InvalidInputError
-from .javarandom import JavaRandom
+from .javarandom import JavaRandom, next_int_many, random_states
 from .javautil import java_sort_key
-from .replica_model import INT_MAX, Broker, PlacementRequest
+from .replica_model import INT_MAX, Broker, PlacementBlock, PlacementRequest
 
-__all__ = ["place_admin_utils", "rack_alternated_broker_list", "admin_brokers", "rack_aware_walk", "rack_aware_walk_small"]
+__all__ = ["place_admin_utils", "place_admin_utils_many", "rack_alternated_broker_list", "admin_brokers", "check_factor",
+           "rack_aware_walk", "rack_aware_walk_small"]
 
 
 def rack_alternated_broker_list(racks: Mapping[int, str]) -> List[int]:
@@ -75,7 +76,8 @@ def rack_alternated_broker_list(racks: Mapping[int, str]) -> List[int]:
     return [broker for _, _, broker in sorted(keyed)]
 
 
-def admin_brokers(brokers: Sequence[Broker], rack_aware: Optional[str]) -> Tuple[List[int], Optional[List[str]]]:
+def admin_brokers(brokers: Sequence[Broker], rack_aware: Optional[str],
+                  column: str = "brokers") -> Tuple[List[int], Optional[List[str]]]:
     """The broker ids ``AdminUtils`` is given (ascending) and their racks, or None for a
     rack-unaware placement, after Kafka's ``RackAwareMode``.
 
@@ -93,6 +95,8 @@ def admin_brokers(brokers: Sequence[Broker], rack_aware: Optional[str]) -> Tuple
     rack_aware:
         ``enforced`` (or None): every broker has a rack or none does, else an error;
         ``safe``: racks only when every broker has one; ``disabled``: racks ignored.
+    column:
+        The column an error names: ``brokers`` (the argument), ``rack`` (a DataFrame's column).
     """
     usable = sorted((b for b in brokers if not b.fenced), key=lambda b: b.id)
     ids = [b.id for b in usable]
@@ -105,11 +109,11 @@ def admin_brokers(brokers: Sequence[Broker], rack_aware: Optional[str]) -> Tuple
         raise InvalidInputError(
             "some brokers have a rack and some do not (Kafka's AdminOperationException): with "
             "rack_aware='enforced', Kafka's default, every broker needs a rack or none may have one; "
-            "pass rack_aware='safe' or 'disabled' to place without racks", column="brokers", rows=rackless)
+            "pass rack_aware='safe' or 'disabled' to place without racks", column=column, rows=rackless)
     return ids, [str(b.rack) for b in usable]
 
 
-def _shifts(p: np.ndarray, n: int, first_shift: int, start: int) -> np.ndarray:
+def _shifts(p: np.ndarray, n: int, first_shift: Union[int, np.ndarray], start: int) -> np.ndarray:
     """``nextReplicaShift`` at each partition id ``p >= start``: the first value plus one per
     multiple of ``n`` in ``[max(start, 1), p]``."""
     return first_shift + p // n - (max(start, 1) - 1) // n
@@ -227,42 +231,138 @@ def place_admin_utils(request: PlacementRequest) -> Tuple[np.ndarray, Optional[i
         The checked arguments; ``start_index`` None draws ``startIndex`` and ``nextReplicaShift``
         from ``new Random(request.seed)``.
     """
-    ids, racks = admin_brokers(request.brokers, request.rack_aware)
-    n, rf, count, start = len(ids), request.replication_factor, request.partitions, request.start_partition
-    if rf > n:
-        fenced = sum(b.fenced for b in request.brokers)
-        raise InvalidInputError(
-            f"replication factor {rf} is larger than the {n} available brokers"
-            + (f" ({fenced} fenced brokers left out)" if fenced else ""),
-            column="replication_factor", rows=[rf])
+    walker = AdminWalker(request.brokers, request.rack_aware)
+    rf, count, start = request.replication_factor, request.partitions, request.start_partition
+    walker.check_factor(rf, None)
     seed: Optional[int] = None
     if request.start_index is None:
         seed = request.seed
         rnd = JavaRandom(seed)
-        start_index = rnd.next_int(n)
-        first_shift = rnd.next_int(n)
+        start_index = rnd.next_int(walker.n)
+        first_shift = rnd.next_int(walker.n)
     else:
         start_index = first_shift = request.start_index
     if count == 0:
         return np.empty((0, rf), dtype=np.int32), seed
-    last = start + count - 1
-    num_racks = len(set(racks)) if racks is not None else 1
-    _check_int32(last + start_index, "partition id + start index")
-    largest_shift = int(_shifts(np.array([last]), n, first_shift, start)[0])
-    # Kafka adds the follower counter to the shift: j < RF - 1 rack-unaware, k < (RF - 1)(n - 1) rack-aware.
-    _check_int32(largest_shift + rf - 2 if racks is None else largest_shift * num_racks + (rf - 1) * (n - 1),
-                 "the replica shift")
     p = np.arange(start, start + count, dtype=np.int64)
-    first = (p + start_index) % n
-    shift = _shifts(p, n, first_shift, start)
-    if racks is None:
-        positions = _unaware_positions(first, shift, n, rf)
-        order = np.asarray(ids, dtype=np.int64)
+    return walker.place(p, np.full(count, start_index), np.full(count, first_shift), start, rf,
+                        small=count * rf <= SMALL_WALK), seed
+
+
+class AdminWalker:
+    """``AdminUtils``' view of one cluster, computed once for any number of topics: the broker
+    list it walks (ids ascending, or rack-alternated) and each position's rack.
+
+    Example::
+
+        AdminWalker([Broker(0), Broker(1), Broker(2)], None).place(np.arange(3), np.zeros(3, int),
+                                                                   np.zeros(3, int), 0, 2)
+    """
+
+    def __init__(self, brokers: Sequence[Broker], rack_aware: Optional[str], column: str = "brokers") -> None:
+        ids, racks = admin_brokers(brokers, rack_aware, column)
+        self.n = len(ids)
+        self.fenced = sum(b.fenced for b in brokers)
+        self.racked = racks is not None
+        if racks is None:
+            self.order = np.asarray(ids, dtype=np.int64)
+            self.rack_of = np.zeros(self.n, dtype=np.int64)
+            self.num_racks = 1
+        else:
+            self.order = np.asarray(rack_alternated_broker_list(dict(zip(ids, racks))), dtype=np.int64)
+            codes = {name: i for i, name in enumerate(sorted(set(racks)))}
+            rack_by_id = dict(zip(ids, racks))
+            self.rack_of = np.array([codes[rack_by_id[b]] for b in self.order.tolist()], dtype=np.int64)
+            self.num_racks = len(codes)
+
+    def check_factor(self, rf: int, rows: Optional[list]) -> None:
+        """Kafka's refusal of a replication factor above the brokers (``rows``: what to name)."""
+        check_factor(rf, self.n, self.fenced, rows)
+
+
+    def place(self, p: np.ndarray, start_index: np.ndarray, first_shift: np.ndarray, start: int, rf: int,
+              small: bool = False) -> np.ndarray:
+        """Broker ids ``(rows, rf)`` of partitions ``p`` (ids ``>= start``), each row with its own
+        topic's ``startIndex`` and ``nextReplicaShift``; ``small``: walk as Kafka's loop."""
+        n = self.n
+        _check_int32(int((p + start_index).max()) if len(p) else 0, "partition id + start index")
+        shift = _shifts(p, n, first_shift, start)
+        largest_shift = int(shift.max()) if len(p) else 0
+        # Kafka adds the follower counter to the shift: j < RF - 1 rack-unaware, k < (RF - 1)(n - 1) rack-aware.
+        _check_int32(largest_shift + rf - 2 if not self.racked else largest_shift * self.num_racks + (rf - 1) * (n - 1),
+                     "the replica shift")
+        first = (p + start_index) % n
+        if not self.racked:
+            positions = _unaware_positions(first, shift, n, rf)
+        elif rf == 1:
+            positions = first[:, None]
+        else:
+            positions = (rack_aware_walk_small if small else rack_aware_walk)(first, shift, self.rack_of, rf)
+        return self.order[positions].astype(np.int32)
+
+
+def check_factor(rf: int, usable: int, fenced: int, rows: Optional[list] = None) -> None:
+    """``AdminUtils``' refusal of a replication factor above the ``usable`` brokers, ``fenced``
+    ones left out (``rows``: what to name; default the factor).
+
+    Example::
+
+        check_factor(4, 3, 1)   # replication factor 4 is larger than the 3 available brokers (1 fenced ...)
+    """
+    if rf > usable:
+        raise InvalidInputError(
+            f"replication factor {rf} is larger than the {usable} available brokers"
+            + (f" ({fenced} fenced brokers left out)" if fenced else ""),
+            column="replication_factor", rows=[rf] if rows is None else rows)
+
+
+def place_admin_utils_many(brokers: Sequence[Broker], partitions: np.ndarray, factors: np.ndarray,
+                           seeds: np.ndarray, start_index: Optional[int], rack_aware: Optional[str],
+                           rack_column: str = "brokers") -> List[PlacementBlock]:
+    """``AdminUtils`` for many new topics of one cluster at once, each as :func:`place_admin_utils`
+    places it alone (topic ``t``: ``partitions[t]`` partitions from 0, ``factors[t]`` replicas,
+    ``startIndex`` and ``nextReplicaShift`` drawn from ``new Random(seeds[t])`` unless
+    ``start_index`` is given): one vectorized walk per replication factor.
+
+    Example::
+
+        blocks = place_admin_utils_many([Broker(i) for i in range(5)], np.array([10, 2]), np.array([3, 3]),
+                                        np.array([42, 7]), None, None)
+        blocks[0].broker_ids.shape == (12, 3)
+
+    Parameters
+    ----------
+    brokers:
+        The cluster's brokers (checked: distinct ids).
+    partitions, factors, seeds:
+        Per topic: its partition count, replication factor (at least 1) and seed.
+    start_index, rack_aware:
+        As for ``place_replicas``.
+    rack_column:
+        The column to name when some brokers have a rack and some do not.
+
+    Raises
+    ------
+    InvalidInputError
+        A replication factor above the usable brokers, naming the topics (their numbers).
+    """
+    walker = AdminWalker(brokers, rack_aware, rack_column)
+    over = np.flatnonzero(factors > walker.n)
+    if len(over):
+        walker.check_factor(int(factors[over[0]]), over.tolist())
+    if start_index is None:
+        first_index, states = next_int_many(random_states(seeds), walker.n)
+        first_shift, _ = next_int_many(states, walker.n)
     else:
-        order = np.asarray(rack_alternated_broker_list(dict(zip(ids, racks))), dtype=np.int64)
-        codes = {name: i for i, name in enumerate(sorted(set(racks)))}
-        rack_by_id = dict(zip(ids, racks))
-        rack_of = np.array([codes[rack_by_id[b]] for b in order.tolist()], dtype=np.int64)
-        walk = rack_aware_walk_small if count * rf <= SMALL_WALK else rack_aware_walk
-        positions = walk(first, shift, rack_of, rf) if rf > 1 else first[:, None]
-    return order[positions].astype(np.int32), seed
+        first_index = first_shift = np.full(len(partitions), start_index, dtype=np.int64)
+    blocks = []
+    for rf in np.unique(factors).tolist():
+        topics = np.flatnonzero((factors == rf) & (partitions > 0))
+        if not len(topics):
+            continue
+        counts = partitions[topics].astype(np.int64)
+        topic = np.repeat(topics, counts)
+        p = np.arange(len(topic)) - np.repeat(np.cumsum(counts) - counts, counts)
+        ids = walker.place(p, first_index[topic], first_shift[topic], 0, rf)
+        blocks.append(PlacementBlock(topic.astype(np.int32), p.astype(np.int32), ids))
+    return blocks

@@ -23,13 +23,17 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from numbers import Integral
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 
 from ..errors import InvalidInputError
-from .replica_model import Broker
-from .replicas import get_replica_method, place_replicas
+from .replica_admin import admin_brokers, check_factor, place_admin_utils, place_admin_utils_many
+from .replica_model import INT_MAX, Broker, PlacementBlock, check_brokers, check_count
+from .replica_sticky import check_previous, place_sticky
+from .replica_striped import place_striped, place_striped_many
+from .replicas import ReplicaMethod, get_replica_method, place_replicas, run_method
 
 __all__ = ["REPLICA_STATUSES", "topic_seed", "ClusterPlacement", "place_topics", "replica_status"]
 
@@ -91,11 +95,19 @@ def replica_status(placed: np.ndarray, previous: Optional[np.ndarray]) -> np.nda
     return np.where(had[:, None], np.where(kept, 1, 2), 0).astype(np.int8)
 
 
-def place_topics(brokers: Sequence[Broker], topics: Sequence[str], partitions: Sequence[int],
-                 replication_factors: Sequence[int], cluster_id: Optional[str] = None, method: str = "striped",
+def place_topics(brokers: Sequence[Broker], topics: Sequence[str], partitions: Union[Sequence[int], np.ndarray],
+                 replication_factors: Union[Sequence[int], np.ndarray], cluster_id: Optional[str] = None, method: str = "striped",
                  seed: int = 0, start_index: Optional[int] = None, rack_aware: Optional[str] = None,
-                 previous: Optional[Sequence[Optional[np.ndarray]]] = None) -> ClusterPlacement:
+                 previous: Optional[Sequence[Optional[np.ndarray]]] = None,
+                 rack_column: str = "brokers") -> ClusterPlacement:
     """Place every topic of one cluster, each with its :func:`topic_seed`; the rows, columnar.
+
+    Each topic gets the placement ``place_replicas`` gives it alone with its seed. ``striped``
+    and ``admin-utils`` place all the topics of the cluster together: their first draws are
+    vectorized, ``admin-utils`` walks every partition of every topic in one array pass per
+    replication factor, and ``striped`` runs its placer once per distinct set of first draws
+    (:func:`~.replica_striped.place_striped_many`), so a topic costs microseconds. Other methods
+    (``sticky``) place topic by topic.
 
     Example::
 
@@ -122,34 +134,127 @@ def place_topics(brokers: Sequence[Broker], topics: Sequence[str], partitions: S
         padding rows of partitions with fewer (or no) replicas; None for a topic without one.
         ``sticky`` reassigns it (a topic without one is placed from scratch); the other methods
         ignore it except for the status.
+    rack_column:
+        The column an error about brokers with and without a rack names (a DataFrame's ``rack``).
+
+    Raises
+    ------
+    InvalidInputError
+        Naming the cluster (``group``), the column and the topics at fault (``rows``).
     """
-    parts = []
+    chosen = get_replica_method(method)
+    names = list(topics)
     where = "" if cluster_id is None else f" of cluster {cluster_id!r}"
-    for i, (name, count, rf) in enumerate(zip(topics, partitions, replication_factors)):
-        before = previous[i] if previous is not None else None
-        sticky = get_replica_method(method).needs_previous
-        try:
-            placed = place_replicas(brokers, count, rf, method=method, start_index=start_index,
-                                    seed=None if sticky else topic_seed(seed, cluster_id, name),
-                                    rack_aware=rack_aware, previous=_rows(before, count) if sticky else None)
-        except InvalidInputError as e:
-            raise InvalidInputError(f"topic {name!r}{where}: {e.problem}", column=e.column, rows=e.rows,
+    try:
+        checked = check_brokers(brokers)
+    except InvalidInputError as e:
+        raise e.in_group(cluster_id) from None
+    counts = _counts(partitions, "num_partitions", names, 0, where, cluster_id)
+    factors = _counts(replication_factors, "replication_factor", names, 1, where, cluster_id)
+    batched = _BATCHED.get(chosen.run)
+    try:
+        seeds = None if chosen.needs_previous else \
+            np.array([topic_seed(seed, cluster_id, name) for name in names], dtype=np.int64)
+        if batched is not None:
+            blocks = batched(checked, counts, factors, seeds, start_index, rack_aware, rack_column)
+        else:
+            if chosen.run is place_sticky:                 # one error for the cluster, naming every topic
+                usable, _ = admin_brokers(checked, rack_aware, rack_column)
+                over = np.flatnonzero(factors > len(usable))
+                if len(over):
+                    check_factor(int(factors[over[0]]), len(usable), sum(b.fenced for b in checked), over.tolist())
+            blocks = _one_by_one(chosen, checked, counts, factors, seeds, previous, start_index, rack_aware)
+    except InvalidInputError as e:
+        if e.column in ("replication_factor", "num_partitions") and e.rows and isinstance(e.rows[0], int):
+            bad = [names[i] for i in e.rows]
+            raise InvalidInputError(f"topic {bad[0]!r}{where}: {e.problem}", column=e.column, rows=bad,
                                     group=cluster_id) from None
-        n, width = placed.broker_ids.shape
-        parts.append((np.full(n * width, i, dtype=np.int32),
-                      np.repeat(placed.partitions, width).astype(np.int32),
-                      np.tile(np.arange(width, dtype=np.int32), n),
-                      placed.broker_ids.reshape(-1).astype(np.int32),
-                      replica_status(placed.broker_ids, before).reshape(-1)))
-    if not parts:
+        raise InvalidInputError(e.problem if not where else f"cluster {cluster_id!r}: {e.problem}",
+                                column=e.column, rows=e.rows, group=cluster_id) from None
+    return _rows(blocks, previous)
+
+
+def _counts(values: Union[Sequence[int], np.ndarray], column: str, names: List[str], minimum: int, where: str,
+            cluster_id: Optional[str]) -> np.ndarray:
+    """``values`` as ``int64`` when every one is an integer in ``[minimum, INT_MAX]``; otherwise
+    an error naming the first topic at fault and listing them all."""
+    array = np.asarray(values)
+    if array.dtype.kind in "iu" and array.ndim == 1 and len(array) == len(names):
+        bad = np.flatnonzero((array < minimum) | (array > INT_MAX))
+        if not len(bad):
+            return array.astype(np.int64)
+        at = [int(i) for i in bad]
+    else:
+        at = []
+        for i, value in enumerate(values):
+            try:
+                check_count(value, column, minimum=minimum)
+            except InvalidInputError:
+                at.append(i)
+    value = values[at[0]]
+    bound = f"at least {minimum}" if isinstance(value, Integral) and value < minimum else \
+        f"an integer from {minimum} to {INT_MAX} (Kafka's 32-bit limit)"
+    raise InvalidInputError(f"topic {names[at[0]]!r}{where}: {column} must be {bound}, got {value!r}",
+                            column=column, rows=[names[i] for i in at], group=cluster_id)
+
+
+def _one_by_one(chosen: ReplicaMethod, brokers: Tuple[Broker, ...], counts: np.ndarray, factors: np.ndarray,
+                seeds: Optional[np.ndarray], previous: Optional[Sequence[Optional[np.ndarray]]],
+                start_index: Optional[int], rack_aware: Optional[str]) -> List[PlacementBlock]:
+    """Topic by topic, for methods without a batched form (``sticky``, methods registered by users:
+    those draw from each topic's seed, ``seeds[t]``)."""
+    blocks = []
+    for i, (count, rf) in enumerate(zip(counts.tolist(), factors.tolist())):
+        before = previous[i] if previous is not None else None
+        try:
+            if chosen.needs_previous:
+                rows = [[int(b) for b in row if b >= 0] for row in before.tolist()] if before is not None \
+                    else [[] for _ in range(count)]
+                placed = run_method(chosen, brokers, count, rf, start_index, 0, 0, rack_aware,
+                                    check_previous(rows, count))
+            else:
+                placed = place_replicas(brokers, count, rf, method=chosen.name, start_index=start_index,
+                                        seed=int(cast(np.ndarray, seeds)[i]), rack_aware=rack_aware)
+        except InvalidInputError as e:
+            raise InvalidInputError(e.problem, column=e.column, rows=[i] if e.column in (
+                "replication_factor", "num_partitions") else e.rows) from None
+        blocks.append(PlacementBlock(np.full(count, i, dtype=np.int32), placed.partitions, placed.broker_ids))
+    return blocks
+
+
+def _rows(blocks: List[PlacementBlock], previous: Optional[Sequence[Optional[np.ndarray]]]) -> ClusterPlacement:
+    """Blocks as one row per replica, in topic, partition and replica order, with the status."""
+    if not blocks:
         empty = np.zeros(0, dtype=np.int32)
         return ClusterPlacement(empty, empty, empty, empty, np.zeros(0, dtype=np.int8))
-    return ClusterPlacement(*(np.concatenate(column) for column in zip(*parts)))
+    widths = [b.broker_ids.shape[1] for b in blocks]
+    topic = np.concatenate([np.repeat(b.topic, w) for b, w in zip(blocks, widths)])
+    partition = np.concatenate([np.repeat(b.partition, w) for b, w in zip(blocks, widths)])
+    index = np.concatenate([np.tile(np.arange(w, dtype=np.int32), len(b.topic)) for b, w in zip(blocks, widths)])
+    broker = np.concatenate([b.broker_ids.reshape(-1) for b in blocks]).astype(np.int32)
+    order = np.lexsort((index, partition, topic))
+    topic, partition, index, broker = topic[order], partition[order], index[order], broker[order]
+    status = np.zeros(len(topic), dtype=np.int8)
+    if previous is not None:
+        starts = np.searchsorted(topic, np.arange(len(previous) + 1))
+        for t, before in enumerate(previous):
+            if before is not None and starts[t + 1] > starts[t]:
+                at = slice(starts[t], starts[t + 1])
+                rf = int(index[at].max()) + 1
+                status[at] = replica_status(broker[at].reshape(-1, rf), before).reshape(-1)
+    return ClusterPlacement(topic, partition, index, broker, status)
 
 
-def _rows(previous: Optional[np.ndarray], partitions: int) -> list:
-    """``previous`` (padded with ``-1``) as the replica lists ``place_replicas`` takes, one per
-    partition (an empty list: a partition placed from scratch)."""
-    if previous is None:
-        return [[] for _ in range(partitions)]
-    return [[int(b) for b in row if b >= 0] for row in previous.tolist()]
+def _admin_utils_many(brokers: Tuple[Broker, ...], counts: np.ndarray, factors: np.ndarray, seeds: np.ndarray,
+                      start_index: Optional[int], rack_aware: Optional[str], rack_column: str) -> List[PlacementBlock]:
+    return place_admin_utils_many(brokers, counts, factors, seeds, start_index, rack_aware, rack_column)
+
+
+def _striped_many(brokers: Tuple[Broker, ...], counts: np.ndarray, factors: np.ndarray, seeds: np.ndarray,
+                  start_index: Optional[int], rack_aware: Optional[str], rack_column: str) -> List[PlacementBlock]:
+    return place_striped_many(brokers, counts, factors, seeds, rack_aware, start_index)
+
+
+#: The methods a fleet places a cluster's topics together with, by the function the registry runs.
+_BATCHED: Dict[Callable[..., object], Callable[..., List[PlacementBlock]]] = {
+    place_admin_utils: _admin_utils_many, place_striped: _striped_many}

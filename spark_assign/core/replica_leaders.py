@@ -4,11 +4,18 @@ The last stage of the ``sticky`` replica reassignment (:mod:`.replica_sticky`).
 A partition's preferred leader is its first replica, so changing leaders only
 reorders a row of the placement: it moves no data. The goal is ``P // N`` or
 ``P // N + 1`` leaders per broker (``P`` partitions, ``N`` brokers) wherever the
-replica sets allow. The previous leader stays first when it is kept; leaders
-then move from brokers above the goal to brokers below it, first by direct
-swaps within a partition (vectorized rounds), then along shortest augmenting
-paths (breadth-first, backwards from the brokers leading too few), each a chain
-of swaps in several partitions that moves one leader's worth of surplus.
+replica sets allow, and otherwise the most even counts they allow.
+
+The previous leader stays first when it is kept. Leaders then move only when
+the move makes the counts more even: from a broker leading ``c`` to one leading
+at most ``c - 2``, first by direct swaps within a partition (vectorized rounds
+across the two even levels), then along shortest augmenting paths
+(breadth-first, backwards from the brokers leading too few), each a chain of
+swaps in several partitions that moves one leader's worth of surplus, at every
+level between the fewest and the most leaders. When no such path is left no
+measure of spread can improve (a balanced orientation: max and min are both
+optimal), which is also why a second run keeps every leader: a fixed goal per
+broker could ask for swaps between brokers whose counts differ by one.
 """
 
 from __future__ import annotations
@@ -33,7 +40,12 @@ def group_rank(keys: np.ndarray) -> np.ndarray:
 
 def balance_leaders(m: np.ndarray, previous_leader: np.ndarray, n: int) -> None:
     """Step 4, in place: order each row leader first (previous leader kept where present),
-    then move leaderships within rows until every broker leads ``P // n`` or one more."""
+    then move leaderships within rows until no move can make the counts more even.
+
+    Moves only improve: a leadership passes from a broker leading ``c`` to one leading at most
+    ``c - 2`` (directly, or along a path of such swaps). When none is left the counts are the
+    most even the replica sets allow (every convex measure of spread is minimal: max - min <= 1
+    whenever possible), and a second run on the result changes nothing."""
     parts, rf = m.shape
     if parts == 0:
         return
@@ -59,27 +71,42 @@ def balance_leaders(m: np.ndarray, previous_leader: np.ndarray, n: int) -> None:
         lost = lost[~fits]
     if rf == 1:
         return
-    for _ in range(64):                                   # direct swaps, vectorized rounds
+    level = np.full(n, parts // n, dtype=np.int64)
+    for aim in (goal, level, level + (parts % n > 0)):    # direct swaps: to the goal, then the even levels
+        for _ in range(64):
+            if not _swap_round(m, aim, n):
+                break
+    while True:                                           # then paths, at every level met
         counts = np.bincount(m[:, 0], minlength=n)
-        over, under = counts - goal, goal - counts
-        rows = np.flatnonzero(over[m[:, 0]] > 0)
-        if not rows.size or not (under > 0).any():
+        levels = range(int(counts.min()) + 1, int(counts.max()))
+        if not any(augment_leaders(m, level, n) for level in levels):
             return
-        sub = m[rows]
-        score = np.where(under[sub] > 0, under[sub], 0)
-        score[:, 0] = 0
-        col = score.argmax(axis=1)
-        ok = score[np.arange(len(rows)), col] > 0
-        rows, col, sub = rows[ok], col[ok], sub[ok]
-        u, v = sub[:, 0], sub[np.arange(len(rows)), col]
-        keep = group_rank(u) < over[u]
-        rows, col, v = rows[keep], col[keep], v[keep]
-        keep = group_rank(v) < under[v]
-        if not keep.any():
-            break
-        swap_positions(m, rows[keep], col[keep])
-    while augment_leaders(m, goal, n):
-        pass
+
+
+def _swap_round(m: np.ndarray, aim: np.ndarray, n: int) -> bool:
+    """One vectorized round of direct swaps (leader <-> follower of one row) from brokers leading
+    more than their ``aim`` to brokers leading fewer, never past it; False when none was made.
+    A broker gives only to brokers aiming no higher, so every swap makes the counts more even
+    (the giver leads at least two more than the taker)."""
+    counts = np.bincount(m[:, 0], minlength=n)
+    over, under = counts - aim, aim - counts
+    rows = np.flatnonzero(over[m[:, 0]] > 0)
+    if not rows.size or not (under > 0).any():
+        return False
+    sub = m[rows]
+    score = np.where((under[sub] > 0) & (aim[sub] <= aim[sub[:, :1]]), under[sub], 0)
+    score[:, 0] = 0
+    col = score.argmax(axis=1)
+    ok = score[np.arange(len(rows)), col] > 0
+    rows, col, sub = rows[ok], col[ok], sub[ok]
+    u, v = sub[:, 0], sub[np.arange(len(rows)), col]
+    keep = group_rank(u) < over[u]
+    rows, col, v = rows[keep], col[keep], v[keep]
+    keep = group_rank(v) < under[v]
+    if not keep.any():
+        return False
+    swap_positions(m, rows[keep], col[keep])
+    return True
 
 
 def swap_positions(m: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
@@ -88,16 +115,16 @@ def swap_positions(m: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
     m[rows, cols] = first
 
 
-def augment_leaders(m: np.ndarray, goal: np.ndarray, n: int) -> bool:
-    """Shortest paths ``u0 -> p1 -> v1 -> p2 -> ... -> vk`` from brokers leading too many to
-    brokers leading too few (``u_i`` leads ``p_{i+1}``, which holds ``v_{i+1}``): each ``p_i``'s
-    leadership passes to ``v_i``. One breadth-first search backwards from every short ``vk`` at
+def augment_leaders(m: np.ndarray, level: int, n: int) -> bool:
+    """Shortest paths ``u0 -> p1 -> v1 -> p2 -> ... -> vk`` from brokers leading more than
+    ``level`` to brokers leading fewer (``u_i`` leads ``p_{i+1}``, which holds ``v_{i+1}``): each
+    ``p_i``'s leadership passes to ``v_i``; no end crosses ``level``. One breadth-first search backwards from every short ``vk`` at
     once ("follower -> its leader"); then every tree path to a broker leading too many that
     shares no broker but its root with a shorter one taken (a root takes as many as it lacks).
     False when there is none."""
     parts, rf = m.shape
     counts = np.bincount(m[:, 0], minlength=n)
-    over, under = counts - goal, goal - counts
+    over, under = counts - level, level - counts
     if not (over > 0).any() or not (under > 0).any():
         return False
     follower = m[:, 1:].ravel()

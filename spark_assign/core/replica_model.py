@@ -22,6 +22,7 @@ __all__ = [
     "Broker",
     "PlacementRequest",
     "ReplicaPlacement",
+    "PlacementBlock",
     "RACK_AWARE_MODES",
     "INT_MAX",
     "check_count",
@@ -227,3 +228,14 @@ class ReplicaPlacement:
     def leaders_per_broker(self) -> Dict[int, int]:
         """``{broker id: partitions it is the preferred leader of}`` for every broker, in id order."""
         return self._counts(self.leaders)
+
+
+@dataclass(frozen=True)
+class PlacementBlock:
+    """Partitions of several topics with the same replication factor, placed at once (a fleet's
+    cluster): row ``i`` holds the replicas of partition ``partition[i]`` of topic number
+    ``topic[i]``, preferred leader first, in ``broker_ids`` (``(rows, RF)``, ``int32``)."""
+
+    topic: np.ndarray
+    partition: np.ndarray
+    broker_ids: np.ndarray

@@ -11,24 +11,15 @@ computes a placement that is
   racked) a partition's replicas span ``min(RF, R)`` racks: at most one per rack
   when ``RF <= R``; otherwise one on every rack and at most ``RF - R + 1`` on one
   (no racks, or ``rack_aware`` 'safe'/'disabled' on partly racked brokers: one rack);
-* balanced: per-broker replica targets come from water-filling (below); leaders
-  are then balanced to ``P // N`` or ``P // N + 1`` per broker where the replica
-  sets allow (they always did on our random tests);
-* sticky: it keeps every replica it can and moves the fewest its greedy finds
-  (see :func:`moves_lower_bound`; on random changes never more than the bound
-  when no rack constrains, see docs/replicas.md for the factor with racks).
-
-Targets. Rack ``r`` with ``s_r`` usable brokers may hold, per partition, between
-``lo_r`` and ``hi_r`` replicas (``0..1`` when ``RF <= R``; ``1..min(s_r, RF - R + 1)``
-otherwise), so ``P lo_r <= total_r <= P hi_r``. Water-filling finds the level
-``L`` with ``sum_r s_r clip(L, P lo_r / s_r, P hi_r / s_r) == P RF``; each rack's
-integer total is the floor or ceiling of ``s_r clip(...)`` and is split over its
-brokers as evenly as integers allow, the ``+1`` going to the brokers holding
-the most replicas now. Without racks, or with racks of equal size, every broker
-gets ``floor(P RF / N)`` or one more (max - min <= 1). With uneven racks a small
-rack's brokers may have to carry more (a big rack's fewer): the targets are
-then the most even counts rack-distinctness allows, never less even than any
-rack-distinct placement, Kafka's from-scratch ``AdminUtils`` included.
+* balanced: every broker holds exactly its target, the floor or the ceiling of its
+  water level (:mod:`.replica_targets`: ``P RF / N`` without racks or on racks of
+  equal size, more per broker on a small rack that rack-distinctness forces to hold
+  more); preferred leaders as even as the replica sets allow (``P // N`` or one
+  more whenever possible, :mod:`.replica_leaders`);
+* sticky: it keeps every replica it can and moves the fewest its greedy finds, never
+  fewer than :func:`moves_lower_bound` (a bound for any balanced placement);
+* stable: run again on its own output it moves nothing and changes no leader (the
+  output meets its own targets, and no leader swap can make the counts more even).
 
 Algorithm, on dense broker numbers ``0..N-1`` (usable brokers, ascending id):
 
@@ -37,38 +28,35 @@ Algorithm, on dense broker numbers ``0..N-1`` (usable brokers, ascending id):
    over-full rack first, then a follower before the leader, a rack's second
    replica before its only one, the most overloaded broker first (vectorized,
    one drop per bad partition per pass, at most ``RF_old`` passes);
-2. brokers above their target shed the excess: followers first, in partitions
-   whose hole a broker short of its target can fill (vectorized);
-3. holes are filled one partition at a time by the broker furthest below its
-   target that the partition accepts (a heap; uncovered racks first when a
-   partition has no slack). A hole left (every short broker already in the
-   partition, or on a full rack) is repaired by a swap: a replica ``y`` of
-   another partition ``q`` moves into the hole and the short broker takes ``y``'s
-   place in ``q`` (one move more than the bound);
-4. preferred leaders (:mod:`.replica_leaders`): the previous leader stays first when it is kept; then
-   leaders move within partitions (reordering, no data movement) from brokers
-   above ``P // N (+1)`` to brokers below: direct swaps in vectorized rounds, then
-   shortest augmenting paths (breadth-first, backwards from the brokers leading too few).
+2. targets (:func:`~.replica_targets.broker_targets`), ties to the brokers that kept
+   the most; brokers above their target shed the excess: followers first, in
+   partitions whose hole a broker short of its target can fill (vectorized);
+3. holes are filled so that every broker meets its target exactly
+   (:mod:`.replica_fill`: a greedy that serves the racks later partitions cannot
+   take, one-swap repairs, then augmenting paths, which always succeed);
+4. preferred leaders (:mod:`.replica_leaders`): the previous leader stays first when it
+   is kept; then leaders move within partitions (reordering, no data movement) only
+   where that makes the counts more even.
 
-Limits: the fill and repair steps loop in Python over partitions with holes,
-so time grows with the replicas moved (a million moves take seconds); step 1
-and the leader rounds are NumPy over all partitions.
+Limits: the fill loops in Python over partitions with holes, so time grows with
+the replicas moved (a million moves take seconds); step 1 and the leader rounds
+are NumPy over all partitions.
 """
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass, field
 from functools import cached_property
 from numbers import Integral
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..errors import InvalidInputError
-from .replica_admin import admin_brokers
 from .replica_leaders import balance_leaders, group_rank
+from .replica_fill import fill_holes
 from .replica_model import INT_MAX, Broker, PlacementRequest, ReplicaPlacement, check_brokers, check_count
+from .replica_targets import RackLayout, broker_targets, moves_bound, rack_counts, rack_layout
 
 __all__ = ["ReplicaReassignment", "check_previous", "moves_lower_bound", "place_sticky", "reassignment"]
 
@@ -144,50 +132,7 @@ def check_previous(previous: object, partitions: int, start_partition: int = 0) 
     return arr
 
 
-@dataclass(frozen=True)
-class _Layout:
-    """The usable brokers, dense: ``ids[i]`` is broker ``i``'s id, ``rack_of[i]`` its rack number;
-    per rack: ``sizes`` (brokers), ``lo``/``hi`` (replicas one partition may put there)."""
-
-    ids: np.ndarray
-    rack_of: np.ndarray
-    sizes: np.ndarray
-    lo: np.ndarray
-    hi: np.ndarray
-
-    @property
-    def racks(self) -> int:
-        return len(self.sizes)
-
-    @property
-    def spread(self) -> bool:
-        """True when every rack must hold a replica of every partition (``RF > R``)."""
-        return bool(self.lo[0] > 0)
-
-
-def _layout(brokers: Sequence[Broker], rf: int, rack_aware: Optional[str]) -> _Layout:
-    ids, racks = admin_brokers(brokers, rack_aware)
-    n = len(ids)
-    if rf > n:
-        fenced = sum(b.fenced for b in brokers)
-        raise InvalidInputError(f"replication factor {rf} is larger than the {n} available brokers"
-                                + (f" ({fenced} fenced brokers left out)" if fenced else ""),
-                                column="replication_factor", rows=[rf])
-    if racks is None:
-        rack_of = np.zeros(n, dtype=np.int64)
-    else:
-        codes = {name: i for i, name in enumerate(sorted(set(racks)))}
-        rack_of = np.array([codes[r] for r in racks], dtype=np.int64)
-    sizes = np.bincount(rack_of, minlength=1).astype(np.int64)
-    count = len(sizes)
-    if rf <= count:
-        lo, hi = np.zeros(count, dtype=np.int64), np.ones(count, dtype=np.int64)
-    else:
-        lo, hi = np.ones(count, dtype=np.int64), np.minimum(sizes, rf - count + 1)
-    return _Layout(np.asarray(ids, dtype=np.int64), rack_of, sizes, lo, hi)
-
-
-def _dense(previous: np.ndarray, layout: _Layout) -> np.ndarray:
+def _dense(previous: np.ndarray, layout: RackLayout) -> np.ndarray:
     """``previous`` with ids replaced by dense broker numbers; -1 for padding and for brokers
     no longer usable (removed or fenced)."""
     if layout.ids.size == 0 or previous.size == 0:
@@ -196,62 +141,12 @@ def _dense(previous: np.ndarray, layout: _Layout) -> np.ndarray:
     return np.where(layout.ids[at] == previous, at, -1)
 
 
-def _targets(layout: _Layout, partitions: int, rf: int, weight: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """Per-broker replica targets (summing to ``partitions * rf``) and each broker's real level
-    (its target is the floor or the ceiling); see the module docstring. The ceilings go to the
-    brokers holding the most ``weight``, within what each rack may hold."""
-    s, total = layout.sizes.astype(np.float64), partitions * rf
-    low, high = partitions * layout.lo, partitions * layout.hi
-    a, b = low / s, high / s
-    lo_level, hi_level = 0.0, float(partitions)
-    for _ in range(100):                          # f(L) = sum s clip(L, a, b) is increasing
-        mid = (lo_level + hi_level) / 2
-        if float((s * np.clip(mid, a, b)).sum()) < total:
-            lo_level = mid
-        else:
-            hi_level = mid
-    level = np.clip(hi_level, a, b)
-    floor = np.floor(level + 1e-6).astype(np.int64)
-    ceil = np.maximum(np.ceil(level - 1e-6).astype(np.int64), floor)
-    sizes = layout.sizes
-    need = np.maximum(low - sizes * floor, 0)            # ceilings a rack must take, may take
-    room = np.minimum(high, sizes * ceil) - sizes * floor
-    target = floor[layout.rack_of].copy()
-    order = np.lexsort((np.arange(len(layout.ids)), -(weight - target)))
-    left = total - int(target.sum())
-    racks, taken = layout.rack_of.tolist(), [0] * layout.racks
-    for first_pass in (True, False):
-        for i in order.tolist():
-            r = racks[i]
-            if left and target[i] < ceil[r] and taken[r] < (need[r] if first_pass else room[r]):
-                target[i] += 1
-                taken[r] += 1
-                left -= 1
-    for i in order.tolist():                      # float slack only; never met on our tests
-        if left and target[i] < partitions:
-            target[i] += 1
-            left -= 1
-    return target, level[layout.rack_of]
-
-
-def _rack_counts(m: np.ndarray, rack_of: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For a matrix of dense brokers (-1 empty): the valid mask, each cell's rack (-1 empty) and
-    how many cells of its row share its rack (0 for empty cells)."""
-    valid = m >= 0
-    rk = np.where(valid, rack_of[np.maximum(m, 0)], -1)
-    cnt = np.zeros(m.shape, dtype=np.int64)
-    for j in range(m.shape[1]):
-        cnt[:, j] = ((rk == rk[:, j:j + 1]) & valid).sum(axis=1)
-    cnt[~valid] = 0
-    return valid, rk, cnt
-
-
-def _drop_invalid(m: np.ndarray, layout: _Layout, rf: int, target: np.ndarray) -> None:
+def _drop_invalid(m: np.ndarray, layout: RackLayout, rf: int, target: np.ndarray) -> None:
     """Step 1, in place: drop replicas until every row keeps at most ``rf``, within the rack
     limits, with room left for the racks it must still cover."""
     n, cols = len(layout.ids), np.arange(m.shape[1])
     while True:
-        valid, rk, cnt = _rack_counts(m, layout.rack_of)
+        valid, rk, cnt = rack_counts(m, layout.rack_of)
         rack = np.maximum(rk, 0)
         over_cap = valid & (cnt > layout.hi[rack])
         kept = valid.sum(axis=1)
@@ -281,11 +176,11 @@ def _drop_invalid(m: np.ndarray, layout: _Layout, rf: int, target: np.ndarray) -
         m[bad[ok], pick[ok]] = -1
 
 
-def _shed(m: np.ndarray, prev: np.ndarray, layout: _Layout, target: np.ndarray) -> None:
+def _shed(m: np.ndarray, prev: np.ndarray, layout: RackLayout, target: np.ndarray) -> None:
     """Step 2, in place: every broker above its target drops the excess, preferably where a
     short broker held a replica in ``prev`` (step 1 dropped it: taking it back is free)."""
     n = len(layout.ids)
-    valid, rk, cnt = _rack_counts(m, layout.rack_of)
+    valid, rk, cnt = rack_counts(m, layout.rack_of)
     over = np.bincount(m[valid], minlength=n) - target
     if not (over > 0).any():
         return
@@ -331,129 +226,6 @@ def _shed(m: np.ndarray, prev: np.ndarray, layout: _Layout, target: np.ndarray) 
     m[rows[taken], cols[taken]] = -1
 
 
-class _Short:
-    """Brokers below their target, the furthest below first (a heap with lazy deletion)."""
-
-    def __init__(self, deficit: np.ndarray) -> None:
-        self.deficit = deficit.astype(np.int64).tolist()
-        self.heap = [(-d, b) for b, d in enumerate(self.deficit) if d > 0]
-        heapq.heapify(self.heap)
-
-    def pop(self, accepts) -> int:                # type: ignore[no-untyped-def]
-        """The furthest-below broker ``accepts(b)`` takes (its deficit decremented), or -1."""
-        aside = []
-        found = -1
-        while self.heap:
-            d, b = heapq.heappop(self.heap)
-            if -d != self.deficit[b]:
-                continue                              # stale entry
-            if accepts(b):
-                found = b
-                break
-            aside.append((d, b))
-        for item in aside:
-            heapq.heappush(self.heap, item)
-        if found >= 0:
-            self.take(found)
-        return found
-
-    def take(self, b: int) -> None:
-        self.deficit[b] -= 1
-        if self.deficit[b] > 0:
-            heapq.heappush(self.heap, (-self.deficit[b], b))
-
-    def short(self) -> List[int]:
-        return [b for b, d in enumerate(self.deficit) if d > 0]
-
-
-def _accepts(row: List[int], rack_of: List[int], layout: _Layout, hi: List[int]):  # type: ignore[no-untyped-def]
-    """A test ``b -> bool``: may broker ``b`` fill one hole of ``row`` (a list of dense
-    brokers, -1 holes) without breaking the rack rules?"""
-    counts: Dict[int, int] = {}
-    for b in row:
-        if b >= 0:
-            counts[rack_of[b]] = counts.get(rack_of[b], 0) + 1
-    members = set(row)
-    no_slack = layout.spread and row.count(-1) <= layout.racks - len(counts)
-
-    def accepts(b: int) -> bool:
-        if b in members:
-            return False
-        c = counts.get(rack_of[b], 0)
-        return c < hi[rack_of[b]] and not (no_slack and c > 0)
-    return accepts
-
-
-def _fill(m: np.ndarray, prev: np.ndarray, layout: _Layout, target: np.ndarray) -> None:
-    """Step 3, in place: fill every hole, repairing the ones the greedy leaves (see module doc).
-    A short broker that held a replica of the row in ``prev`` first: taking it back is free."""
-    n = len(layout.ids)
-    valid = m >= 0
-    short = _Short(target - np.bincount(m[valid], minlength=n))
-    rack_of, hi = layout.rack_of.tolist(), layout.hi.tolist()
-    hole_rows = np.flatnonzero((~valid).any(axis=1))
-    rows = m[hole_rows].tolist()
-    before = prev[hole_rows].tolist()
-    left: List[Tuple[int, int]] = []
-    for row, p, old in zip(rows, hole_rows.tolist(), before):
-        for j in range(len(row)):
-            if row[j] < 0:
-                accepts = _accepts(row, rack_of, layout, hi)
-                back = [b for b in old if b >= 0 and short.deficit[b] > 0 and accepts(b)]
-                if back:
-                    b = max(back, key=lambda x: short.deficit[x])
-                    short.take(b)
-                else:
-                    b = short.pop(accepts)
-                if b < 0:
-                    left.append((p, j))
-                else:
-                    row[j] = b
-    fresh = ~valid
-    if len(hole_rows):
-        m[hole_rows] = np.array(rows, dtype=np.int64).reshape(len(hole_rows), m.shape[1])
-    for p, j in left:
-        row = m[p].tolist()
-        b = short.pop(_accepts(row, rack_of, layout, hi))
-        if b < 0:
-            b = _repair(m, p, layout, short, fresh)
-        m[p, j] = b
-
-
-def _repair(m: np.ndarray, p: int, layout: _Layout, short: _Short, fresh: np.ndarray) -> int:
-    """A broker for the hole of partition ``p`` that no short broker can fill: the replica ``y``
-    of some full partition ``q`` whose place a short broker ``b`` can take (``q``: ``y -> b``).
-    A ``y`` placed by this fill (``fresh``) first: that swap moves nothing more, another costs
-    one move. Without such a swap, the acceptable broker with the fewest replicas (balance
-    gives way)."""
-    rack_of, hi = layout.rack_of.tolist(), layout.hi.tolist()
-    accepts = _accepts(m[p].tolist(), rack_of, layout, hi)
-    ok_in_p = np.array([accepts(y) for y in range(len(layout.ids))], dtype=bool)
-    full = ~(m < 0).any(axis=1)
-    valid, rk, cnt = _rack_counts(m, layout.rack_of)
-    for b in short.short():
-        rb = rack_of[b]
-        cand = full & ~(m == b).any(axis=1)
-        same = (rk == rb).sum(axis=1)
-        y_rack = rk
-        after = same[:, None] - (y_rack == rb)
-        fits = cand[:, None] & ok_in_p[np.maximum(m, 0)] & valid & (after < hi[rb])
-        if layout.spread:
-            fits &= (cnt >= 2) | (y_rack == rb)
-        fits[:, 0] &= ~fits[:, 1:].any(axis=1)       # a follower rather than the leader
-        hit = np.argwhere(fits & fresh)
-        if not len(hit):
-            hit = np.argwhere(fits)
-        if len(hit):
-            q, c = int(hit[0, 0]), int(hit[0, 1])
-            y = int(m[q, c])
-            m[q, c] = b
-            short.take(b)
-            return y
-    counts = np.bincount(m[m >= 0], minlength=len(layout.ids))
-    return int(np.where(ok_in_p, counts, np.iinfo(np.int64).max).argmin())
-
-
 def place_sticky(request: PlacementRequest) -> Tuple[np.ndarray, Optional[int]]:
     """The ``sticky`` method: a balanced, rack-distinct placement close to ``request.previous``.
 
@@ -478,23 +250,23 @@ def place_sticky(request: PlacementRequest) -> Tuple[np.ndarray, Optional[int]]:
         raise InvalidInputError("start_index is AdminUtils' fixedStartIndex; the sticky method starts from "
                                 "previous=", column="start_index", rows=[request.start_index])
     rf = request.replication_factor
-    layout = _layout(request.brokers, rf, request.rack_aware)
+    layout = rack_layout(request.brokers, rf, request.rack_aware)
     n, parts = len(layout.ids), request.partitions
     prev = _dense(request.previous, layout)
     if parts == 0:
         return np.empty((0, rf), dtype=np.int32), None
     weight = np.bincount(prev[prev >= 0], minlength=n).astype(np.float64)
-    target, _ = _targets(layout, parts, rf, weight)
+    target = broker_targets(layout, parts, rf, weight)
     m = prev.copy()
     _drop_invalid(m, layout, rf, target)
     kept = np.bincount(m[m >= 0], minlength=n)            # targets again: ties to what step 1 kept
-    target, _ = _targets(layout, parts, rf, kept + weight / (weight.sum() + 1))
+    target = broker_targets(layout, parts, rf, kept + weight / (weight.sum() + 1))
     _shed(m, prev, layout, target)
     width = m.shape[1]
     m = np.take_along_axis(m, np.argsort(m < 0, axis=1, kind="stable"), axis=1)
     m = m[:, :rf] if width >= rf else np.hstack([m, np.full((parts, rf - width), -1, dtype=np.int64)])
     m = np.ascontiguousarray(m)
-    _fill(m, prev, layout, target)
+    fill_holes(m, prev, layout, target)
     leader = prev[:, 0] if prev.shape[1] else np.full(parts, -1, dtype=np.int64)
     balance_leaders(m, leader, n)
     return layout.ids[m].astype(np.int32), None
@@ -539,28 +311,8 @@ def moves_lower_bound(previous: object, brokers: Sequence[Broker], replication_f
     rows = len(previous.broker_ids) if isinstance(previous, ReplicaPlacement) else \
         len(previous) if isinstance(previous, (Sequence, np.ndarray)) else 0
     prev = check_previous(previous, rows)
-    layout = _layout(checked, rf, rack_aware)
-    return _lower_bound(_dense(prev, layout), layout, rf)
-
-
-def _lower_bound(prev: np.ndarray, layout: _Layout, rf: int) -> int:
-    parts, n = prev.shape[0], len(layout.ids)
-    if parts == 0:
-        return 0
-    have = np.bincount(prev[prev >= 0], minlength=n)
-    _, level = _targets(layout, parts, rf, have.astype(np.float64))
-    low = np.floor(level + 1e-6).astype(np.int64)
-    high = np.ceil(level - 1e-6).astype(np.int64)
-    total = parts * rf
-    valid, rk, cnt = _rack_counts(prev, layout.rack_of)
-    cap = layout.hi[np.maximum(rk, 0)]
-    keep = np.rint((valid * np.minimum(cnt, cap) / np.maximum(cnt, 1)).sum(axis=1)).astype(np.int64)
-    if layout.spread:                             # room left for the racks a row does not cover yet
-        covered = np.rint((valid / np.maximum(cnt, 1)).sum(axis=1)).astype(np.int64)
-        keep = np.minimum(keep, rf - (layout.racks - covered))
-    return int(max(total - np.minimum(keep, rf).sum(),
-                   np.maximum(low - have, 0).sum(),
-                   total - np.minimum(have, high).sum()))
+    layout = rack_layout(checked, rf, rack_aware)
+    return moves_bound(_dense(prev, layout), layout, rf)
 
 
 @dataclass(frozen=True, eq=False)
@@ -608,8 +360,8 @@ class ReplicaReassignment(ReplicaPlacement):
     @cached_property
     def lower_bound(self) -> int:
         """:func:`moves_lower_bound` for this change."""
-        layout = _layout(self.brokers, self.replication_factor, self.rack_aware)
-        return _lower_bound(_dense(self.previous, layout), layout, self.replication_factor)
+        layout = rack_layout(self.brokers, self.replication_factor, self.rack_aware)
+        return moves_bound(_dense(self.previous, layout), layout, self.replication_factor)
 
 
 def reassignment(placement: ReplicaPlacement, previous: np.ndarray, rack_aware: Optional[str]) -> ReplicaReassignment:

@@ -40,11 +40,12 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import InvalidInputError
-from .javarandom import JavaRandom, java_shuffle
+from .javarandom import JavaRandom, java_shuffle, next_int_many, random_states
 from .javautil import hashmap_order, java_sort_key, java_string_hash
-from .replica_model import Broker, PlacementRequest
+from .replica_model import Broker, PlacementBlock, PlacementRequest
 
-__all__ = ["BrokerList", "Rack", "RackList", "place_striped", "striped_place", "controller_order"]
+__all__ = ["BrokerList", "Rack", "RackList", "place_striped", "place_striped_many", "striped_place",
+           "controller_order"]
 
 #: What RackList reads of a broker: (id, rack or None, fenced).
 UsableBroker = Tuple[int, Optional[str], bool]
@@ -263,17 +264,98 @@ def place_striped(request: PlacementRequest) -> Tuple[np.ndarray, Optional[int]]
         The checked arguments. ``rack_aware`` None uses the racks as given, ``disabled`` drops
         them; ``start_index`` and ``start_partition`` do not change Kafka's choice.
     """
-    if request.rack_aware not in (None, "disabled"):
-        raise InvalidInputError(
-            f"rack_aware={request.rack_aware!r} is AdminUtils' RackAwareMode; the striped placer uses the "
-            "racks given (brokers with and without one may mix) or none with rack_aware='disabled'",
-            column="rack_aware", rows=[request.rack_aware])
-    if request.start_index is not None:
-        raise InvalidInputError("start_index is AdminUtils' fixedStartIndex; the striped placer draws its "
-                                "offsets from seed=", column="start_index", rows=[request.start_index])
-    keep_racks = request.rack_aware is None
-    usable = [(b.id, b.rack if keep_racks else None, b.fenced) for b in controller_order(request.brokers)]
+    usable = _usable(request.brokers, request.rack_aware, request.start_index)
     return striped_place(JavaRandom(request.seed), usable, request.partitions, request.replication_factor), request.seed
+
+
+def _usable(brokers: Sequence[Broker], rack_aware: Optional[str], start_index: Optional[int]) -> List[UsableBroker]:
+    """The brokers as the placer reads them, after refusing AdminUtils' options."""
+    if rack_aware not in (None, "disabled"):
+        raise InvalidInputError(
+            f"rack_aware={rack_aware!r} is AdminUtils' RackAwareMode; the striped placer uses the "
+            "racks given (brokers with and without one may mix) or none with rack_aware='disabled'",
+            column="rack_aware", rows=[rack_aware])
+    if start_index is not None:
+        raise InvalidInputError("start_index is AdminUtils' fixedStartIndex; the striped placer draws its "
+                                "offsets from seed=", column="start_index", rows=[start_index])
+    return [(b.id, b.rack if rack_aware is None else None, b.fenced) for b in controller_order(brokers)]
+
+
+def place_striped_many(brokers: Sequence[Broker], partitions: np.ndarray, factors: np.ndarray, seeds: np.ndarray,
+                       rack_aware: Optional[str], start_index: Optional[int] = None) -> List[PlacementBlock]:
+    """``StripedReplicaPlacer`` for many new topics of one cluster, each as :func:`place_striped`
+    places it alone with ``new Random(seeds[t])``.
+
+    A topic's placement is a function of its first draws (each broker list's offset, then the
+    rack list's) until the placer reshuffles, which it does only after as many partitions as
+    there are unfenced brokers. The first draws of every topic are made at once
+    (:func:`~.javarandom.next_int_many`); topics that draw the same offsets with the same
+    replication factor and never reshuffle share one run of the placer (a cluster of 6 brokers
+    on 3 racks has at most 24 offset combinations, however many topics). Other topics run alone.
+
+    Example::
+
+        blocks = place_striped_many([Broker(i) for i in range(6)], np.array([3, 3]), np.array([2, 2]),
+                                    np.array([1, 2]), None)
+
+    Parameters
+    ----------
+    brokers:
+        The cluster's brokers in registration order (checked: distinct ids).
+    partitions, factors, seeds:
+        Per topic: its partition count, replication factor and ``java.util.Random`` seed.
+    rack_aware, start_index:
+        As for ``place_replicas`` (None or ``disabled``; None).
+
+    Raises
+    ------
+    InvalidInputError
+        Kafka's refusals, naming the topics (their numbers) where a replication factor is at fault.
+    """
+    usable = _usable(brokers, rack_aware, start_index)
+    if not len(seeds):
+        return []
+    template = RackList(JavaRandom(0), usable)
+    refused: List[InvalidInputError] = []
+    for rf in np.unique(factors).tolist():
+        try:
+            template.check(rf)
+        except InvalidInputError as e:
+            if not e.rows:
+                raise                                  # every broker fenced: no topic to name
+            refused.append(e)
+    if refused:
+        bad = np.flatnonzero(np.isin(factors, [e.rows[0] for e in refused]))
+        raise InvalidInputError(refused[0].problem, column=refused[0].column, rows=bad.tolist())
+    bounds = [len(lst.brokers) for name in template.map_order
+              for lst in (template.racks[name].fenced, template.racks[name].unfenced) if lst.brokers]
+    bounds.append(len(template.rack_names))
+    states = random_states(seeds)
+    draws = np.empty((len(seeds), len(bounds) + 1), dtype=np.int64)
+    for j, bound in enumerate(bounds):
+        draws[:, j], states = next_int_many(states, bound)
+    draws[:, -1] = factors
+    unfenced = template.num_unfenced_brokers
+    alone = np.flatnonzero((partitions > unfenced) & (unfenced > 1))
+    shared = np.flatnonzero((partitions > 0) & ~((partitions > unfenced) & (unfenced > 1)))
+    blocks = []
+    if len(shared):
+        keys, first, inverse = np.unique(draws[shared], axis=0, return_index=True, return_inverse=True)
+        inverse = np.asarray(inverse).reshape(-1)
+        longest = np.zeros(len(keys), dtype=np.int64)
+        np.maximum.at(longest, inverse, partitions[shared])
+        for k in range(len(keys)):
+            topics = shared[inverse == k]
+            rf = int(keys[k, -1])
+            rows = striped_place(JavaRandom(int(seeds[shared[first[k]]])), usable, int(longest[k]), rf)
+            counts = partitions[topics].astype(np.int64)
+            p = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+            blocks.append(PlacementBlock(np.repeat(topics, counts).astype(np.int32), p.astype(np.int32), rows[p]))
+    for t in alone.tolist():
+        count = int(partitions[t])
+        rows = striped_place(JavaRandom(int(seeds[t])), usable, count, int(factors[t]))
+        blocks.append(PlacementBlock(np.full(count, t, dtype=np.int32), np.arange(count, dtype=np.int32), rows))
+    return blocks
 
 
 def striped_place(rnd: JavaRandom, brokers: Iterable[UsableBroker], partitions: int,

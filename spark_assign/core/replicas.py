@@ -32,7 +32,7 @@ from .replica_model import (
 from .replica_sticky import check_previous, place_sticky, reassignment
 from .replica_striped import place_striped
 
-__all__ = ["ReplicaMethod", "place_replicas", "get_replica_method", "register_replica_method",
+__all__ = ["ReplicaMethod", "place_replicas", "run_method", "get_replica_method", "register_replica_method",
            "replica_method_names"]
 
 
@@ -125,7 +125,9 @@ def place_replicas(
         ``sticky`` only, and required there: the current placement of the ``partitions``
         partitions (from ``start_partition`` on), a :class:`ReplicaPlacement`, a
         ``(partitions, RF_old)`` integer array or a list of replica lists, leader first.
-        Brokers in it that are missing from ``brokers`` (or fenced) are moved off.
+        Brokers in it that are missing from ``brokers`` (or fenced) are moved off: they left, as
+        for ``kafka-reassign-partitions --generate``, whose broker list is the brokers to use
+        (moving a topic to an entirely new set of brokers is a reassignment like any other).
 
     Returns
     -------
@@ -155,12 +157,37 @@ def place_replicas(
         raise InvalidInputError(f"previous= is for the sticky method; {chosen.name} places new partitions "
                                 "from scratch", column="previous", rows=[chosen.name])
     before = None if previous is None else check_previous(previous, count, start)
-    request = PlacementRequest(checked, count, rf, fixed, start, secrets.randbits(48) if given is None else given,
-                               rack_aware, before)
-    broker_ids, used = chosen.run(request)
-    ids = np.arange(start, start + count, dtype=np.int32)
-    placed = ReplicaPlacement(chosen.name, checked, ids, broker_ids, used)
-    return placed if before is None else reassignment(placed, before, rack_aware)
+    return run_method(chosen, checked, count, rf, fixed, start, secrets.randbits(48) if given is None else given,
+                      rack_aware, before)
+
+
+def run_method(method: ReplicaMethod, brokers: Tuple[Broker, ...], partitions: int, replication_factor: int,
+               start_index: Optional[int], start_partition: int, seed: int, rack_aware: Optional[str],
+               previous: Optional[np.ndarray]) -> ReplicaPlacement:
+    """Run ``method`` on arguments already checked (what :func:`place_replicas` does after its
+    checks; the fleet calls it for each topic of a cluster it checked as a whole).
+
+    Example::
+
+        run_method(get_replica_method("striped"), (Broker(1), Broker(2)), 2, 1, None, 0, 7, None, None)
+
+    Parameters
+    ----------
+    method:
+        The method to run.
+    brokers, partitions, replication_factor, start_index, start_partition, rack_aware:
+        As :func:`place_replicas` checks them.
+    seed:
+        A concrete seed (Java ``long``).
+    previous:
+        :func:`~.replica_sticky.check_previous`'s array (``-1`` padding), or None.
+    """
+    request = PlacementRequest(brokers, partitions, replication_factor, start_index, start_partition, seed,
+                               rack_aware, previous)
+    broker_ids, used = method.run(request)
+    ids = np.arange(start_partition, start_partition + partitions, dtype=np.int32)
+    placed = ReplicaPlacement(method.name, brokers, ids, broker_ids, used)
+    return placed if previous is None else reassignment(placed, previous, rack_aware)
 
 
 for _m in (

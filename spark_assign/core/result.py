@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Dict, List, Tuple
+from typing import Dict, Iterator, List, Mapping, Optional, Tuple
 
 import numpy as np
 
 from .context import Context, Outcome
 from .model import Group
 
-__all__ = ["AssignmentResult", "STATUS_NAMES", "NEW", "KEPT", "MOVED", "REVOKED", "ASSIGNED"]
+__all__ = ["AssignmentResult", "MemberAssignment", "STATUS_NAMES", "NEW", "KEPT", "MOVED", "REVOKED", "ASSIGNED"]
 
 #: Status codes of the ``status`` array, and their names in outputs.
 NEW, KEPT, MOVED, REVOKED, ASSIGNED = 0, 1, 2, 3, 4
@@ -45,17 +45,25 @@ class AssignmentResult:
     @classmethod
     def build(cls, ctx: Context, strategy: str, outcome: Outcome) -> "AssignmentResult":
         g = ctx.group
-        claimed, _ = ctx.claims
-        previous = claimed.copy()
-        if g.prior_owner is not None:
-            previous = np.where(previous >= 0, previous, g.prior_owner)
         owner = outcome.owner
-        status = np.full(g.num_partitions, NEW, dtype=np.int8)
-        status[(owner >= 0) & (owner == previous)] = KEPT
-        status[(owner >= 0) & (previous >= 0) & (owner != previous)] = MOVED
-        if g.pending is not None:
-            status[(owner >= 0) & (previous < 0) & g.pending] = ASSIGNED
-        status[owner < 0] = REVOKED
+        if len(g.claim_pid) == 0 and g.prior_owner is None:
+            previous = np.full(g.num_partitions, -1, dtype=np.int64)    # nothing was owned: all new
+            status = np.full(g.num_partitions, NEW, dtype=np.int8)
+            if g.pending is not None:
+                status[(owner >= 0) & g.pending] = ASSIGNED
+        else:
+            claimed, _ = ctx.claims
+            previous = claimed.copy()
+            if g.prior_owner is not None:
+                previous = np.where(previous >= 0, previous, g.prior_owner)
+            status = np.full(g.num_partitions, NEW, dtype=np.int8)
+            had_owner = previous >= 0
+            status[had_owner] = MOVED             # those left without an owner are revoked below
+            status[had_owner & (owner == previous)] = KEPT
+            if g.pending is not None:
+                status[(owner >= 0) & (previous < 0) & g.pending] = ASSIGNED
+        if len(owner) and owner.min() < 0:
+            status[owner < 0] = REVOKED
         return cls(g, strategy, owner, previous, status, outcome.order)
 
     # ----------------------------------------------------------------- columns
@@ -82,20 +90,10 @@ class AssignmentResult:
     # ------------------------------------------------------------ Kafka views
 
     @cached_property
-    def assignment(self) -> Dict[str, List[TopicPartition]]:
-        """``{member_id: [(topic, partition), ...]}``, every member present."""
-        g = self.group
-        out: Dict[str, List[TopicPartition]] = {m: [] for m in g.member_ids}
-        pids = np.flatnonzero(self.owner >= 0)
-        if len(pids) == 0:
-            return out
-        pids = pids[np.lexsort((self.order[pids], self.owner[pids]))]
-        names, topics, parts = g.topic_names, self.topic, self.partition
-        bounds = np.flatnonzero(np.diff(self.owner[pids])) + 1
-        for chunk in np.split(pids, bounds):
-            member = g.member_ids[int(self.owner[chunk[0]])]
-            out[member] = [(names[t], p) for t, p in zip(topics[chunk].tolist(), parts[chunk].tolist())]
-        return out
+    def assignment(self) -> "MemberAssignment":
+        """``{member_id: [(topic, partition), ...]}``, every member present (a read-only
+        :class:`MemberAssignment`, whose lists are built as they are read)."""
+        return MemberAssignment(self)
 
     @cached_property
     def revoked(self) -> Dict[str, List[TopicPartition]]:
@@ -120,3 +118,86 @@ class AssignmentResult:
         """Partitions per member (index order)."""
         own = self.owner[self.owner >= 0]
         return np.bincount(own, minlength=self.group.num_members)
+
+
+class MemberAssignment(Mapping[str, List[TopicPartition]]):
+    """A group's assignment as Kafka shows it: ``{member_id: [(topic, partition), ...]}``, every
+    member present, each list in Kafka's order for the strategy.
+
+    Read-only. A list is built the first time it is read, so a group of a million partitions
+    costs one sort of its owners until a caller reads lists, and then the tuples of the lists it
+    reads (small groups build all lists at the first read). ``dict(result.assignment)`` gives a
+    plain ``dict``; comparisons with dicts work either way round.
+
+    Example::
+
+        result = assign([Member("c1", topics=["t"]), Member("c2", topics=["t"])], {"t": 3}, "range")
+        result.assignment["c1"] == [("t", 0), ("t", 1)]
+        result.assignment == {"c1": [("t", 0), ("t", 1)], "c2": [("t", 2)]}
+    """
+
+    #: Groups with at most this many partitions build every list at the first read.
+    EAGER = 4096
+
+    def __init__(self, result: AssignmentResult) -> None:
+        self._result = result
+        self._ids = result.group.member_ids
+        self._lists: Dict[str, List[TopicPartition]] = {}
+        self._complete = False
+        self._index: Optional[Dict[str, int]] = None
+        self._pids = self._bounds = np.zeros(0, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __contains__(self, member: object) -> bool:
+        return member in self._lists or member in self._member_index()
+
+    def __getitem__(self, member: str) -> List[TopicPartition]:
+        listed = self._lists.get(member)
+        if listed is not None:
+            return listed
+        i = self._member_index()[member]            # KeyError for a member not in the group
+        if self._complete:
+            return self._lists[member]
+        if len(self._result.owner) <= self.EAGER:
+            self._lists = self._build(0, len(self._ids))
+            self._complete = True
+            return self._lists[member]
+        listed = self._build(i, i + 1)[member]
+        self._lists[member] = listed
+        return listed
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+    def _member_index(self) -> Dict[str, int]:
+        if self._index is None:
+            self._index = {m: i for i, m in enumerate(self._ids)}
+            self._sort()
+        return self._index
+
+    def _sort(self) -> None:
+        """Partitions member by member (withheld ones, owner -1, first), each member's in its
+        order: one stable radix sort by owner when the order follows pids, else a lexsort."""
+        r = self._result
+        owner, order = r.owner, r.order
+        if (order[1:] >= order[:-1]).all():
+            pids = np.argsort(owner.astype(np.int16) if len(self._ids) < 1 << 15 else owner, kind="stable")
+        else:
+            pids = np.lexsort((order, owner))
+        self._pids = pids
+        self._bounds = np.searchsorted(owner[pids], np.arange(len(self._ids) + 1))
+
+    def _build(self, first: int, stop: int) -> Dict[str, List[TopicPartition]]:
+        """The lists of members ``first`` to ``stop - 1`` (by index)."""
+        r = self._result
+        lo, hi = int(self._bounds[first]), int(self._bounds[stop])
+        pids = self._pids[lo:hi]
+        names = np.asarray(r.group.topic_names, dtype=object)[r.topic[pids]].tolist()
+        pairs = list(zip(names, r.partition[pids].tolist()))
+        bounds = (self._bounds[first:stop + 1] - lo).tolist()
+        return {self._ids[first + k]: pairs[bounds[k]:bounds[k + 1]] for k in range(stop - first)}

@@ -14,12 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from .context import Context, Outcome
-from .range import subscribers_by_topic, vectorized_ranges
+from .range import vectorized_ranges
 
 __all__ = ["assign_server_range"]
 
 
 def assign_server_range(ctx: Context) -> Outcome:
     g = ctx.group
-    owner = vectorized_ranges(ctx, subscribers_by_topic(ctx))
+    owner = vectorized_ranges(ctx)
     return Outcome(owner, np.arange(g.num_partitions, dtype=np.int64))

@@ -73,8 +73,13 @@ class StickyRacks:
         rack = self.member_rack.get(member)
         return rack is not None and rack not in self.partition_racks[pid]
 
+    def reorders(self) -> bool:
+        """Whether :meth:`sort_by_scarcity` can change an order (some partitions are scarcer)."""
+        on = self.consumers_on_racks
+        return len(on) > 0 and bool(on.min() != on.max())
+
     def sort_by_scarcity(self, pids: np.ndarray) -> np.ndarray:
-        if len(self.consumers_on_racks) == 0:
+        if not self.reorders():
             return pids
         return pids[np.argsort(self.consumers_on_racks[pids], kind="stable")]
 

@@ -35,6 +35,9 @@ from .sticky import StickyRacks
 
 __all__ = ["build_constrained"]
 
+#: Below this many partitions to deal, the fill's order is built with Python lists.
+_SMALL_FILL = 512
+
 
 def build_constrained(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Returns ``(owner, order, transferring)``."""
@@ -47,30 +50,39 @@ def build_constrained(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.
         return owner, order, transferring
     min_quota, expected_max = divmod(P, M)
     max_quota = min_quota + (1 if expected_max else 0)
+    step = P * max(g.num_topics, 1)     # new assignments sort after every kept partition
+
+    if len(g.claim_pid) == 0 and not racks.active and not racks.reorders():
+        # Nothing claimed: every member is under its quota (or all at 0 < max_quota), and
+        # the fill below deals the partitions round-robin in pid order: pid i to member i % M.
+        owner = np.arange(P, dtype=np.int64) % M
+        return owner, np.arange(step, step + P, dtype=np.int64), transferring
 
     claim_owner, multi = ctx.claims
     # Valid claims per member; Kafka drops rack-mismatched ones first, then doubly claimed.
     cm, cp = g.claim_member, g.claim_pid
-    valid = claim_owner[cp] == cm
-    if not valid.all():
+    if g.claims_overlap:                     # else every claim stands
+        valid = claim_owner[cp] == cm
         cm, cp = cm[valid], cp[valid]
     revoked_from = np.full(P, -1, dtype=np.int64)   # Kafka's maybeRevokedPartitions
     if racks.active:
         bad = np.array([racks.mismatch(int(m), int(p)) for m, p in zip(cm, cp)], dtype=bool)
         revoked_from[cp[bad]] = cm[bad]
         cm, cp = cm[~bad], cp[~bad]
-    if multi.any():
+    if g.claims_overlap and multi.any():
         keep = ~multi[cp]
         cm, cp = cm[keep], cp[keep]
 
     # Stage 1: keep_owned.
     partition, topic = g.pid_partition(), g.pid_topic()
     owned = np.bincount(cm, minlength=M)
-    walk = ctx.hashmap_member_order
-    may_max = owned[walk] >= max_quota
+    may_max = owned >= max_quota
     takes_max = np.zeros(M, dtype=bool)
-    if expected_max:
-        takes_max[walk] = may_max & (np.cumsum(may_max) <= expected_max)
+    if expected_max and int(may_max.sum()) <= expected_max:
+        takes_max = may_max                 # every candidate gets the larger quota: order is moot
+    elif expected_max:
+        walk = ctx.hashmap_member_order     # the first expected_max candidates in Kafka's walk
+        takes_max[walk] = may_max[walk] & (np.cumsum(may_max[walk]) <= expected_max)
     at_max = int(takes_max.sum())
     quota = np.where(owned < min_quota, owned, np.where(takes_max, max_quota, min_quota))
     trimmed = np.flatnonzero(owned > quota)
@@ -87,20 +99,20 @@ def build_constrained(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.
     # Within a member, kept partitions come first, by (partition, topic) as in Kafka.
     order[cp] = partition[cp] * g.num_topics + topic[cp]
 
-    under = [m for m in range(M) if owned[m] < min_quota]
+    under = np.flatnonzero(owned < min_quota).tolist()
     if at_max < expected_max:
-        at_min = [m for m in range(M) if owned[m] >= min_quota and not takes_max[m]]
+        at_min = np.flatnonzero((owned >= min_quota) & ~takes_max).tolist()
     else:
         at_min = []
 
-    counts = np.bincount(cm, minlength=M)
+    counts = np.bincount(cm, minlength=M) if len(trimmed) or racks.active else owned
     unassigned = racks.sort_by_scarcity(np.flatnonzero(owner < 0))
-    step = [P * max(g.num_topics, 1)]   # new assignments sort after every kept partition
+    next_order = [step]
 
     def give(pids: np.ndarray, members: np.ndarray) -> None:
         owner[pids] = members
-        order[pids] = step[0] + np.arange(len(pids))
-        step[0] += len(pids)
+        order[pids] = next_order[0] + np.arange(len(pids))
+        next_order[0] += len(pids)
         counts[:] += np.bincount(members, minlength=M)
         moved_in = (revoked_from[pids] >= 0) & (revoked_from[pids] != members)
         transferring[pids] = moved_in | multi[pids]
@@ -148,23 +160,32 @@ def _fill_on_racks(racks, unassigned, under, at_min, counts, give,
 
 def _fill(unassigned: np.ndarray, under: List[int], at_min: List[int], counts: np.ndarray,
           give, min_quota: int) -> None:
-    """Stage 3: round-robin to ``under`` up to min_quota, then one each to ``at_min``."""
+    """Stage 3: round-robin to ``under`` up to min_quota, then one each to ``at_min``, then to
+    the ``under`` members in the order they reached min_quota."""
     if len(unassigned) == 0:
         return
-    under_arr = np.asarray(under, dtype=np.int64)
-    need = min_quota - counts[under_arr]
-    # Round r (1-based) serves every under member that still needs r or more.
-    slots = np.repeat(np.arange(len(under_arr)), need)
-    rounds = run_positions(need)
-    serve = slots[np.lexsort((slots, rounds))]
-    n_under = len(serve)
-    if n_under > len(unassigned):
+    members, served = _fill_order(under, at_min, counts, min_quota, len(unassigned))
+    if served > len(unassigned):
         raise AssertionError("sticky: fewer partitions than the quotas need")
-    give(unassigned[:n_under], under_arr[serve])
-    # Members reaching min_quota join the at-min list in the order they got there.
-    finished = np.lexsort((np.arange(len(under_arr)), need))
-    queue = np.concatenate([np.asarray(at_min, dtype=np.int64), under_arr[finished]])
-    rest = unassigned[n_under:]
-    if len(rest) > len(queue):
+    if len(members) < len(unassigned):
         raise AssertionError("sticky: no member left under its quota")
-    give(rest, queue[:len(rest)])
+    give(unassigned, members[:len(unassigned)])
+
+
+def _fill_order(under: List[int], at_min: List[int], counts: np.ndarray, min_quota: int,
+                wanted: int) -> Tuple[np.ndarray, int]:
+    """The members the fill deals to, in order, and how many of them are the rounds up to
+    min_quota. Round r (0-based) serves, in index order, every under member that needs more
+    than r; members reaching min_quota join the at-min queue in the order they got there (by
+    need, then index)."""
+    need = [min_quota - int(counts[m]) for m in under]
+    if wanted + len(under) <= _SMALL_FILL:
+        served = [m for r in range(max(need, default=0)) for m, k in zip(under, need) if k > r]
+        finished = [under[i] for i in sorted(range(len(under)), key=lambda i: (need[i], i))]
+        return np.array(served + at_min + finished, dtype=np.int64), len(served)
+    under_arr = np.asarray(under, dtype=np.int64)
+    need_arr = np.asarray(need, dtype=np.int64)
+    slots = np.repeat(np.arange(len(under_arr)), need_arr)
+    serve = slots[np.lexsort((slots, run_positions(need_arr)))]
+    done = np.lexsort((np.arange(len(under_arr)), need_arr))
+    return np.concatenate([under_arr[serve], np.asarray(at_min, dtype=np.int64), under_arr[done]]), len(serve)

@@ -27,18 +27,21 @@ id order (as Kafka's tests); topics in name order, or, with the
 from __future__ import annotations
 
 import base64
+import heapq
 from typing import List, Mapping, Optional, Tuple
 
 import numpy as np
 
 from .context import Context, Outcome
-from .javautil import collection_capacity, growth_capacity, hash_spread
+from .javautil import collection_capacities, collection_capacity, growth_capacity, hash_spread
 from .model import Group
 
 __all__ = ["assign_uniform", "topic_orders"]
 
 #: Kafka's MAX_ITERATION_COUNT for the heterogeneous balancing rounds.
 MAX_BALANCE_ROUNDS = 16
+#: Up to this many heap entries and picks in all, the heterogeneous fill runs heaps in Python.
+_HEAP_WORK = 8192
 
 
 def assign_uniform(ctx: Context) -> Outcome:
@@ -194,8 +197,7 @@ def _own_iteration_order(g: Group, members: np.ndarray, pids: np.ndarray, hash_r
     T = max(g.num_topics, 1)
     pair = members * T + topic
     pairs, pair_of, per_pair = np.unique(pair, return_inverse=True, return_counts=True)
-    n = per_pair[pair_of].astype(np.float32)
-    capacity = _next_power_of_two(np.maximum((n / np.float32(0.75)).astype(np.int64) + 1, 16))
+    capacity = collection_capacities(per_pair[pair_of])
     bucket = part & (capacity - 1)
     if uuid_hashes is None:
         topic_key = topic
@@ -206,11 +208,6 @@ def _own_iteration_order(g: Group, members: np.ndarray, pids: np.ndarray, hash_r
         spread = np.asarray([hash_spread(int(h)) for h in uuid_hashes], dtype=np.int64)
         topic_key = (spread[topic] & (map_capacity[members] - 1)) * T + hash_rank[topic]
     return np.lexsort((part, bucket, topic_key, members))
-
-
-def _next_power_of_two(x: np.ndarray) -> np.ndarray:
-    """``HashMap.tableSizeFor``: the least power of two >= ``x`` (``x`` >= 1)."""
-    return np.left_shift(1, np.ceil(np.log2(x)).astype(np.int64))
 
 
 # ---------------------------------------------------------------- heterogeneous
@@ -250,6 +247,11 @@ class _Heterogeneous:
         from .sticky_general import water_fill
 
         g = self.g
+        free = np.flatnonzero(self.owner < 0)
+        with_free = np.unique(g.pid_topic()[free])
+        if len(free) + int(np.diff(self.bounds)[with_free].sum()) <= _HEAP_WORK:
+            self._fill_with_heaps(free)
+            return
         for t in self.topics.tolist():
             lo, hi = int(g.topic_offsets[t]), int(g.topic_offsets[t + 1])
             free = lo + np.flatnonzero(self.owner[lo:hi] < 0)
@@ -259,7 +261,33 @@ class _Heterogeneous:
             # Least loaded first, dealt round-robin over the least loaded block.
             picks = members[water_fill(self.size[members], len(free))]
             self.owner[free] = picks
-            np.add.at(self.size, picks, 1)
+            self.size += np.bincount(picks, minlength=len(self.size))
+
+    def _fill_with_heaps(self, free: np.ndarray) -> None:
+        """:meth:`fill_unassigned` for a few thousand partitions, in Python: per topic, its
+        subscribers sorted by load (then id) form a heap of (load, position), so the least
+        loaded takes each partition, ties to the earlier position, as :func:`water_fill` deals."""
+        if len(free) == 0:
+            return
+        g = self.g
+        size = self.size.tolist()
+        bounds = np.searchsorted(g.pid_topic()[free], np.arange(g.num_topics + 1)).tolist()
+        pids: list = []
+        picks: list = []
+        for t in self.topics.tolist():
+            lo, hi = bounds[t], bounds[t + 1]
+            if lo == hi:
+                continue
+            members = sorted(self.subscribers_of(t).tolist(), key=lambda m: (size[m], m))
+            heap = [(size[m], k) for k, m in enumerate(members)]          # sorted, so a heap
+            for _ in range(hi - lo):
+                level, k = heap[0]
+                picks.append(members[k])
+                size[members[k]] = level + 1
+                heapq.heapreplace(heap, (level + 1, k))
+            pids.extend(free[lo:hi].tolist())
+        self.owner[pids] = picks
+        self.size = np.array(size, dtype=np.int64)
 
     def balance(self) -> None:
         topics = [t for t in self.topics.tolist() if len(self.subscribers_of(t)) >= 2]

@@ -14,7 +14,8 @@ import pandas as pd
 from .legend import STATUS_MEANINGS
 from .svg import Series, Slot, Stack, bar_chart, fmt, line_chart, tint
 
-__all__ = ["overview_figures", "compare_figure", "strategy_totals", "sparkline", "slots_of", "COMPARISONS"]
+__all__ = ["overview_figures", "compare_figure", "strategy_totals", "sparkline", "slots_of", "COMPARISONS", "figure",
+           "legend", "swatch_key", "line_key"]
 
 Colours = Dict[str, str]
 
@@ -41,12 +42,14 @@ def _chip(strategy: str, colour: str) -> str:
     return f'<li><span class="swatch" style="background:{colour}"></span>{escape(strategy)}</li>'
 
 
-def _legend(colours: Colours, keys: Sequence[str] = ()) -> str:
+def legend(colours: Colours, keys: Sequence[str] = ()) -> str:
+    """A legend: one chip per colour (strategy), then ``keys`` (``<li>`` items)."""
     items = [_chip(s, c) for s, c in colours.items()] + list(keys)
     return f'<ul class="legend">{"".join(items)}</ul>'
 
 
-def _swatch_key(style: str, label: str, meaning: str = "") -> str:
+def swatch_key(style: str, label: str, meaning: str = "") -> str:
+    """A legend item for a bar style (``solid``, ``tint``, ``hatch``), in grey; ``meaning`` as its tooltip."""
     grey = "#6b7280"
     background = {
         "solid": grey,
@@ -57,13 +60,15 @@ def _swatch_key(style: str, label: str, meaning: str = "") -> str:
     return f'<li{title}><span class="swatch" style="background:{background}"></span>{escape(label)}</li>'
 
 
-def _line_key(style: str, label: str) -> str:
+def line_key(style: str, label: str) -> str:
+    """A legend item for a line style (``solid``, ``dashed``)."""
     return f'<li><span class="line-key {style}" style="border-color:#6b7280"></span>{escape(label)}</li>'
 
 
-def _figure(fig_id: str, title: str, note: str, legend: str, svg: str) -> str:
+def figure(fig_id: str, title: str, note: str, keys: str, svg: str) -> str:
+    """A ``<figure>``: heading, a one-line note, its legend (``keys``) and the chart."""
     return (f'<figure id="{fig_id}"><h3>{escape(title)}</h3><p class="note">{escape(note)}</p>'
-            f"{legend}{svg}</figure>")
+            f"{keys}{svg}</figure>")
 
 
 def overview_figures(m: pd.DataFrame, colours: Colours) -> List[str]:
@@ -117,26 +122,26 @@ def _overview(colours: Colours, moves: str, balance: str, members: str, groups: 
     steps_note = (" A step is one rebalance of the fleet for a change of its inputs, the same under every "
                   "strategy; f/u (shaded) is a cooperative follow-up completing that step's transfers.")
     return [
-        _figure("moves-figure", "Partitions changing hands",
+        figure("moves-figure", "Partitions changing hands",
                 "Per step. Cooperative strategies revoke first; the follow-up assigns what they revoked."
                 + steps_note,
-                _legend(colours, [_swatch_key("solid", "moved", STATUS_MEANINGS["moved"]),
-                                  _swatch_key("hatch", "revoked \u00b7 pending", STATUS_MEANINGS["revoked"]),
-                                  _swatch_key("tint", "assigned \u00b7 transfer completed",
+                legend(colours, [swatch_key("solid", "moved", STATUS_MEANINGS["moved"]),
+                                  swatch_key("hatch", "revoked \u00b7 pending", STATUS_MEANINGS["revoked"]),
+                                  swatch_key("tint", "assigned \u00b7 transfer completed",
                                               STATUS_MEANINGS["assigned"])]), moves),
-        _figure("balance-figure", "Balance spread",
+        figure("balance-figure", "Balance spread",
                 "Max \u2212 min partitions per member of a group, over the members of that generation "
                 "(a restarted static member's old id is not one). 0 or 1 is perfectly balanced. "
                 "Where strategies coincide, the line drawn first shows as a wider outline.",
-                _legend(colours, [_line_key("solid", "mean of groups"), _line_key("dashed", "worst group")]),
+                legend(colours, [line_key("solid", "mean of groups"), line_key("dashed", "worst group")]),
                 balance),
-        _figure("members-figure", "Members per group",
+        figure("members-figure", "Members per group",
                 "Members of the groups rebalanced at each step: owners, members revoking a partition, and "
                 "members receiving one in the step\u2019s follow-up.",
-                _legend(colours, [_line_key("solid", "mean"), _line_key("dashed", "largest group")]), members),
-        _figure("groups-figure", "Groups rebalanced",
+                legend(colours, [line_key("solid", "mean"), line_key("dashed", "largest group")]), members),
+        figure("groups-figure", "Groups rebalanced",
                 "How many groups each step (or follow-up) touched, and how many of them moved partitions.",
-                _legend(colours, [_swatch_key("solid", "with moves"), _swatch_key("tint", "without moves")]),
+                legend(colours, [swatch_key("solid", "with moves"), swatch_key("tint", "without moves")]),
                 groups),
     ]
 
@@ -208,10 +213,10 @@ def compare_figure(totals: pd.DataFrame, colours: Colours) -> str:
             out.append(f'<text class="compare-value" x="{label_w + w + 6:.1f}" y="{y + 12}">'
                        f'{fmt(float(value))}</text>')
     out.append("</svg>")
-    return _figure("compare-figure", "Strategies side by side",
+    return figure("compare-figure", "Strategies side by side",
                    "Totals over all steps; each row has its own scale. A rebalance is one group's rebalance "
                    "for a change of its inputs; cooperative follow-ups are counted apart.",
-                   _legend(colours), "\n".join(out))
+                   legend(colours), "\n".join(out))
 
 
 def sparkline(values: Sequence[Optional[float]], colour: str, label: str) -> str:

@@ -25,7 +25,7 @@ from .metrics import Figures
 from .svg import fmt
 from .theme import CSS, SCRIPT, strategy_colours
 
-__all__ = ["render_html", "DEFAULT_TITLE"]
+__all__ = ["render_html", "DEFAULT_TITLE", "sortable_table", "page", "num_cell"]
 
 DEFAULT_TITLE = "Consumer group assignments"
 #: The stages a report's progress bar names (see :mod:`spark_assign.progress`).
@@ -39,7 +39,8 @@ def _time(value: Any) -> str:
     return pd.Timestamp(value).tz_convert("UTC").strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _num(value: Any, digits: int = 2) -> str:
+def num_cell(value: Any, digits: int = 2) -> str:
+    """A numeric table cell: the value formatted, its exact number in ``data-sort``."""
     return f'<td class="num" data-sort="{float(value)!r}">{fmt(float(value), digits)}</td>'
 
 
@@ -76,7 +77,9 @@ def _status_legend() -> str:
             f"transfer was pending.</p><ul>{items}</ul></div>")
 
 
-def _table(table_id: str, headers: Sequence[str], rows: List[str], numeric: Sequence[bool]) -> str:
+def sortable_table(table_id: str, headers: Sequence[str], rows: List[str], numeric: Sequence[bool]) -> str:
+    """A table whose headings sort it (the page's script), ``rows`` being ``<tr>`` elements;
+    numeric columns are right-aligned, known headings get a tooltip saying what they count."""
     head = "".join(f'<th scope="col" class="{"num" if n else "text"}"'
                    + (f' title="{escape(_HEADING_TITLES[h])}"' if h in _HEADING_TITLES else "")
                    + f">{escape(h)}</th>" for h, n in zip(headers, numeric))
@@ -148,7 +151,7 @@ def _groups(summary: pd.DataFrame, gm: pd.DataFrame, colours: Dict[str, str], to
             f'<tr data-strategy="{escape(r.strategy)}" data-group="{escape(r.group_id)}">'
             f'<td data-sort="{escape(r.strategy)}">{_chip(r.strategy, colours)}</td>'
             f'<td><a href="#{_anchor(r.strategy, r.group_id)}" class="mono">{escape(r.group_id)}</a></td>'
-            + "".join(_num(getattr(r, c)) for c in ("rebalances", "members", "partitions", "spread",
+            + "".join(num_cell(getattr(r, c)) for c in ("rebalances", "members", "partitions", "spread",
                                                       "worst_spread", "moved", "revoked", "assigned", "movement",
                                                       "follow_ups"))
             + f'<td data-sort="{r.movement}">{spark}</td></tr>')
@@ -163,7 +166,7 @@ def _groups(summary: pd.DataFrame, gm: pd.DataFrame, colours: Dict[str, str], to
     return (f'<section id="groups"><h2>Groups with the most movement</h2><p class="note">{escape(note)}</p>'
             f'<div class="toolbar"><input id="group-filter" type="search" placeholder="Filter groups\u2026" '
             f'aria-label="Filter groups"/></div>'
-            f'{_table("groups-table", headers, rows, numeric)}</section>')
+            f'{sortable_table("groups-table", headers, rows, numeric)}</section>')
 
 
 def _assignments(latest: pd.DataFrame, shown: pd.DataFrame, colours: Dict[str, str], max_members: int) -> str:
@@ -177,7 +180,7 @@ def _assignments(latest: pd.DataFrame, shown: pd.DataFrame, colours: Dict[str, s
             text = a.assignment if len(a.assignment) <= _ASSIGNMENT_CHARS else a.assignment[:_ASSIGNMENT_CHARS] + " \u2026"
             instance = f'<td class="mono">{escape(a.group_instance_id or "")}</td>' if static else ""
             rows.append(f'<tr><td class="mono">{escape(a.member_id)}</td>{instance}'
-                        + "".join(_num(getattr(a, c)) for c in ("partitions", "kept", "moved", "new",
+                        + "".join(num_cell(getattr(a, c)) for c in ("partitions", "kept", "moved", "new",
                                                                   "assigned", "revoking"))
                         + f'<td class="assignment">{escape(text)}</td></tr>')
         more = len(members) - max_members
@@ -186,7 +189,7 @@ def _assignments(latest: pd.DataFrame, shown: pd.DataFrame, colours: Dict[str, s
         step = step_label(int(r.last_step), int(r.last_follow_up))
         headers = ["Member"] + ["Instance id"] * static + ["Partitions", "Kept", "Moved in", "New",
                                                              "Assigned", "Revoking", "Assignment"]
-        table = _table(f"members-{_anchor(r.strategy, r.group_id)}", headers, rows,
+        table = sortable_table(f"members-{_anchor(r.strategy, r.group_id)}", headers, rows,
                        [False] * (1 + static) + [True] * 6 + [False])
         opened = ' open="open"' if n < 2 else ""
         blocks.append(f'<details class="group" id="{_anchor(r.strategy, r.group_id)}"{opened}>'
@@ -205,15 +208,16 @@ def _generations(m: pd.DataFrame, colours: Dict[str, str]) -> str:
     rows = [f'<tr data-step="{r.step}" data-follow-up="{r.follow_up}"><td data-sort="{escape(r.strategy)}">'
             f'{_chip(r.strategy, colours)}</td><td class="num" data-sort="{r.step + r.follow_up / 100!r}">'
             f'{escape(step_label(r.step, r.follow_up))}</td>'
-            + "".join(_num(getattr(r, c)) for c in cols) + "</tr>" for r in m.itertuples(index=False)]
+            + "".join(num_cell(getattr(r, c)) for c in cols) + "</tr>" for r in m.itertuples(index=False)]
     headers = ["Strategy", "Step", "Groups", "Follow-ups", "With moves", "Partitions", "New", "Kept", "Moved",
                "Revoked", "Assigned", "Members (mean)", "Members (max)", "Spread (mean)", "Spread (worst)"]
     return (f'<section id="generations"><details class="all"><summary>All figures per step and follow-up '
-            f'({len(m)} rows)</summary>{_table("generations-table", headers, rows, [False] + [True] * 14)}'
+            f'({len(m)} rows)</summary>{sortable_table("generations-table", headers, rows, [False] + [True] * 14)}'
             f"</details></section>")
 
 
-def _page(title: str, body: str) -> str:
+def page(title: str, body: str) -> str:
+    """The whole self-contained page around ``body``: stylesheet, footer and script inline."""
     from .. import __version__ as version  # late: the package imports Spark on first import
 
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -282,4 +286,4 @@ def _render(figures: Figures, title: str, top: int, max_members: int, stages: St
         parts += [_groups(summary, gm, colours, top), _assignments(latest, shown, colours, max_members),
                   _generations(m, colours)]
         body = "".join(parts)
-    return _page(title, body)
+    return page(title, body)

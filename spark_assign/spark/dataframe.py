@@ -162,3 +162,4 @@ def attach() -> None:
 
 
 attach()   # what importing the Spark layer (and, once PySpark is loaded, ``import spark_assign``) promises
+failures.install()     # Spark failures spark-assign explains (e.g. CALL spark_assign.*): from the start

@@ -20,7 +20,7 @@ from ..core.registry import Strategy, get_strategy
 from ..errors import WORKER_MARK, InvalidInputError, SchemaError
 
 __all__ = ["spark_strategy", "subscription_columns", "topics_frame", "previous_frame", "check_columns", "type_matches",
-           "checked_int_sql", "checked_int"]
+           "checked_int_sql", "checked_int", "checked_bool_sql", "checked_bool"]
 
 _INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
 
@@ -84,13 +84,32 @@ def checked_int_sql(column: str, source: str, key: Optional[str] = None) -> str:
         checked_int_sql("num_partitions", "`num_partitions`", key="`topic`")
     """
     problem = f"{column} must be a 32-bit integer (Kafka's partition counts, ids and generations are int32)"
+    return _checked_cast_sql(column, source, key, problem, f"try_cast({source} AS INT)")
+
+
+def checked_bool_sql(column: str, source: str, key: Optional[str] = None) -> str:
+    """A SQL expression: ``source`` (text read from a CSV file) as a BOOLEAN from ``true`` or
+    ``false`` (any case, spaces around ignored); any other non-null value fails the query with an
+    :class:`~spark_assign.errors.InvalidInputError` naming ``column``, as :func:`checked_int_sql`.
+
+    Example::
+
+        checked_bool_sql("fenced", "`fenced`", key="`broker_id`")
+    """
+    word = f"lower(trim(CAST({source} AS STRING)))"
+    value = f"CASE WHEN {word} = 'true' THEN true WHEN {word} = 'false' THEN false END"
+    return _checked_cast_sql(column, source, key, f"{column} must be true or false", value)
+
+
+def _checked_cast_sql(column: str, source: str, key: Optional[str], problem: str, value: str) -> str:
+    """``value`` (a cast of ``source`` that is null when it fails), raising ``problem`` for a
+    non-null ``source`` whose cast failed (see :func:`checked_int_sql`)."""
     fields = json.dumps({"problem": problem, "column": column, "group": None})
     head = f"{problem}; column '{column}'\n{WORKER_MARK}{fields[:-1]}, \"rows\": "
     shown = (f"array(CAST({key} AS STRING), CAST({source} AS STRING))" if key is not None
              else f"CAST({source} AS STRING)")
     message = f"concat({_sql_string(head)}, to_json(array({shown})), {_sql_string('}' + chr(10))})"
-    value = f"try_cast({source} AS INT)"
-    return f"CASE WHEN {source} IS NOT NULL AND {value} IS NULL THEN raise_error({message}) ELSE {value} END"
+    return f"CASE WHEN {source} IS NOT NULL AND ({value}) IS NULL THEN raise_error({message}) ELSE {value} END"
 
 
 def _sql_string(text: str) -> str:
@@ -103,10 +122,19 @@ def checked_int(column: str, source: str, key: Optional[str] = None) -> Column:
     """:func:`checked_int_sql` as a DataFrame column: the column named ``source`` as INT, failing
     the job with an :class:`~spark_assign.errors.InvalidInputError` naming ``column`` (and the
     value of the column named ``key``) for values that are not 32-bit integers."""
+    return _checked(checked_int_sql, column, source, key)
+
+
+def checked_bool(column: str, source: str, key: Optional[str] = None) -> Column:
+    """:func:`checked_bool_sql` as a DataFrame column (see :func:`checked_int`)."""
+    return _checked(checked_bool_sql, column, source, key)
+
+
+def _checked(sql, column: str, source: str, key: Optional[str]) -> Column:
     from . import failures
 
     failures.install()                  # whichever job evaluates it raises the InvalidInputError
-    return F.expr(checked_int_sql(column, _quoted(source), _quoted(key) if key is not None else None))
+    return F.expr(sql(column, _quoted(source), _quoted(key) if key is not None else None))
 
 
 def _quoted(name: str) -> str:

@@ -10,10 +10,10 @@ DataFrame API only (classic and Spark Connect). The pass:
 2. **Shuffle.** Hash-partitioned by ``cluster_id`` and sorted by cluster,
    kind and topic, so a worker sees each cluster's brokers, then its topics,
    and its previous replicas contiguously (possibly across Arrow batches).
-3. **Place.** :func:`place_batches` calls the engine once per complete
-   cluster (:func:`~spark_assign.core.replica_fleet.place_topics`: each topic
-   with its own seed, so rows do not depend on the shuffle) and yields the
-   :data:`REPLICA_DDL` rows.
+3. **Place.** :func:`~.replica_worker.place_batches` calls the engine once per
+   complete cluster (:func:`~spark_assign.core.replica_fleet.place_topics`: each
+   topic with its own seed, so rows do not depend on the shuffle; all topics of
+   a cluster placed together, columnar) and yields the :data:`REPLICA_DDL` rows.
 
 Data errors (a duplicated broker or topic, a replication factor above the
 usable brokers, racks on some brokers only) fail the job, whose action raises
@@ -23,26 +23,25 @@ rows (see :mod:`.failures`).
 
 from __future__ import annotations
 
-from collections import Counter
-from typing import Dict, Iterator, List, Optional, cast
+from dataclasses import dataclass
+from typing import Dict, Optional, cast
 
-import numpy as np
-import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from ..core import Broker
-from ..core.replica_fleet import REPLICA_STATUSES, place_topics
 from ..core.replica_model import RACK_AWARE_MODES, check_count, check_seed
 from ..core.replicas import get_replica_method
 from ..errors import InvalidInputError, SchemaError
 from . import failures
 
-__all__ = ["assign_replicas", "REPLICA_DDL", "WIRE_DDL", "wire_frame", "place_batches", "attach"]
+__all__ = ["assign_replicas", "REPLICA_COLUMNS", "REPLICA_DDL", "WIRE_DDL", "wire_frame", "check_options", "attach"]
 
-#: The rows ``assign_replicas`` returns: one per replica, the preferred leader at ``replica_index`` 0.
-REPLICA_DDL = ("cluster_id string, topic string, partition int, replica_index int, broker_id int, "
-               "rack string, is_preferred_leader boolean, status string")
+#: The rows ``assign_replicas`` returns (name, type): one per replica, the preferred leader at
+#: ``replica_index`` 0.
+REPLICA_COLUMNS = [("cluster_id", "string"), ("topic", "string"), ("partition", "int"), ("replica_index", "int"),
+                   ("broker_id", "int"), ("rack", "string"), ("is_preferred_leader", "boolean"), ("status", "string")]
+#: :data:`REPLICA_COLUMNS` as a DDL string.
+REPLICA_DDL = ", ".join(f"{name} {kind}" for name, kind in REPLICA_COLUMNS)
 #: The wire: brokers (kind 0: ``broker_id``, ``rack``, ``fenced``), topics (kind 1: ``topic``,
 #: ``num_partitions``, ``replication_factor``) and previous replicas (kind 2: ``topic``,
 #: ``partition``, ``replica_index``, ``broker_id``) of each cluster.
@@ -129,11 +128,55 @@ def assign_replicas(
         Before any job for schemas and arguments; data problems fail the job, whose action
         raises :class:`InvalidInputError` naming the cluster, the column and the rows.
     """
-    chosen_method = get_replica_method(method)
-    chosen = chosen_method.name
-    if chosen_method.needs_previous and previous is None:
-        raise InvalidInputError(f"method {chosen!r} reassigns a current placement: pass previous=, a DataFrame "
-                                "(topic, partition, replica_index, broker_id)", column="previous")
+    options = check_options(method, replication_factor, seed, start_index, rack_aware, previous is not None,
+                            "previous=, a DataFrame (topic, partition, replica_index, broker_id)")
+    n = num_partitions if num_partitions is None else check_count(num_partitions, "num_partitions", minimum=1)
+    failures.install()
+    wire = wire_frame(self, brokers, options.replication_factor, previous)
+    n = n or int(cast(str, self.sparkSession.conf.get("spark.sql.shuffle.partitions")))
+
+    def run(batches):
+        from spark_assign.spark.replica_worker import place_batches
+
+        return place_batches(batches, options.method, options.seed, options.start_index, options.rack_aware)
+
+    return (wire.repartition(n, "cluster_id")
+                .sortWithinPartitions("cluster_id", "kind", "topic", "partition", "replica_index")
+                .mapInArrow(run, REPLICA_DDL))
+
+
+@dataclass(frozen=True)
+class ReplicaOptions:
+    """``assign_replicas``' arguments, checked (shared by the DataFrame method and SQL)."""
+
+    method: str
+    replication_factor: Optional[int]
+    seed: int
+    start_index: Optional[int]
+    rack_aware: Optional[str]
+
+
+def check_options(method: object, replication_factor: object, seed: object, start_index: object,
+                  rack_aware: object, has_previous: bool, previous_hint: str) -> ReplicaOptions:
+    """The placement arguments checked before any job; errors name the argument and the value.
+
+    Example::
+
+        check_options("striped", 3, 0, None, None, False, "previous=").method == "striped"
+
+    Parameters
+    ----------
+    method, replication_factor, seed, start_index, rack_aware:
+        As ``assign_replicas`` takes them (``seed`` must be an integer: Spark may retry a task).
+    has_previous:
+        Whether a previous placement is given (``sticky`` needs one).
+    previous_hint:
+        How the caller passes it, for the message.
+    """
+    chosen = get_replica_method(method)
+    if chosen.needs_previous and not has_previous:
+        raise InvalidInputError(f"method {chosen.name!r} reassigns a current placement: pass {previous_hint}",
+                                column="previous")
     rf = None if replication_factor is None else check_count(replication_factor, "replication_factor", minimum=1)
     checked_seed = check_seed(seed)
     if checked_seed is None:
@@ -143,19 +186,7 @@ def assign_replicas(
     if rack_aware is not None and rack_aware not in RACK_AWARE_MODES:
         raise InvalidInputError(f"rack_aware must be one of {', '.join(RACK_AWARE_MODES)} or None, "
                                 f"got {rack_aware!r}", column="rack_aware", rows=[rack_aware])
-    n = num_partitions if num_partitions is None else check_count(num_partitions, "num_partitions", minimum=1)
-    failures.install()
-    wire = wire_frame(self, brokers, rf, previous)
-    n = n or int(cast(str, self.sparkSession.conf.get("spark.sql.shuffle.partitions")))
-
-    def run(batches):
-        from spark_assign.spark.replicas import place_batches
-
-        return place_batches(batches, chosen, checked_seed, fixed, rack_aware)
-
-    return (wire.repartition(n, "cluster_id")
-                .sortWithinPartitions("cluster_id", "kind", "topic", "partition", "replica_index")
-                .mapInArrow(run, REPLICA_DDL))
+    return ReplicaOptions(chosen.name, rf, checked_seed, fixed, cast(Optional[str], rack_aware))
 
 
 def _columns(df: DataFrame, allowed: Dict[str, tuple], argument: str) -> Dict[str, str]:
@@ -229,154 +260,6 @@ def _int32(name: str):
 def _no_replica() -> list:
     """The previous-replica columns of a broker or topic row (null)."""
     return [F.lit(None).cast("int").alias("partition"), F.lit(None).cast("int").alias("replica_index")]
-
-
-# ---------------------------------------------------------------------------------- the worker
-
-
-def place_batches(batches: Iterator[pa.RecordBatch], method: str, seed: int, start_index: Optional[int],
-                  rack_aware: Optional[str]) -> Iterator[pa.RecordBatch]:
-    """Wire batches (sorted by cluster, kind, topic) in, replica rows out: one engine call per
-    complete cluster; a cluster continuing into the next batch is carried over."""
-    carried: List[pa.RecordBatch] = []
-    for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        clusters = batch.column(0).to_pylist()
-        last = clusters[-1]
-        split = len(clusters)
-        while split > 0 and clusters[split - 1] == last:
-            split -= 1
-        if split > 0:                                 # clusters complete in this batch
-            done = pa.Table.from_batches(carried + [batch.slice(0, split)]) if carried else \
-                pa.Table.from_batches([batch.slice(0, split)])
-            carried = []
-            yield from _place_table(done, method, seed, start_index, rack_aware)
-        carried.append(batch.slice(split))
-    if carried:
-        yield from _place_table(pa.Table.from_batches(carried), method, seed, start_index, rack_aware)
-
-
-def _place_table(table: pa.Table, method: str, seed: int, start_index: Optional[int],
-                 rack_aware: Optional[str]) -> Iterator[pa.RecordBatch]:
-    """Every complete cluster of ``table``, one output batch each."""
-    data = table.to_pydict()
-    ids = data["cluster_id"]
-    start = 0
-    for end in range(1, len(ids) + 1):
-        if end == len(ids) or ids[end] != ids[start]:
-            rows = {k: v[start:end] for k, v in data.items()}
-            try:
-                yield _place_cluster(ids[start], rows, method, seed, start_index, rack_aware)
-            except InvalidInputError as e:
-                raise e.for_driver() from None
-            start = end
-
-
-def _place_cluster(cluster_id: Optional[str], rows: Dict[str, list], method: str, seed: int,
-                   start_index: Optional[int], rack_aware: Optional[str]) -> pa.RecordBatch:
-    """One cluster's wire rows (brokers, then topics) placed: its :data:`REPLICA_DDL` rows."""
-    kinds = rows["kind"]
-    brokers, racks = _brokers(cluster_id, rows, kinds)
-    topic_at = [i for i, k in enumerate(kinds) if k == 1]
-    names = [rows["topic"][i] for i in topic_at]
-    counts = [rows["num_partitions"][i] for i in topic_at]
-    factors = [rows["replication_factor"][i] for i in topic_at]
-    _check_topics(cluster_id, names, counts, factors)
-    before = _previous(cluster_id, rows, kinds, names, counts)
-    placed = place_topics(brokers, names, counts, factors, cluster_id=cluster_id, method=method, seed=seed,
-                          start_index=start_index, rack_aware=rack_aware, previous=before)
-    n = len(placed.broker_id)
-    rack_of = racks[1][np.searchsorted(racks[0], placed.broker_id)] if n else np.array([], dtype=object)
-    topic_names = pa.DictionaryArray.from_arrays(pa.array(placed.topic, type=pa.int32()),
-                                                 pa.array(names, type=pa.string())).cast(pa.string())
-    return pa.RecordBatch.from_arrays(
-        [pa.array([cluster_id] * n, type=pa.string()), topic_names, pa.array(placed.partition),
-         pa.array(placed.replica_index), pa.array(placed.broker_id), pa.array(rack_of, type=pa.string()),
-         pa.array(placed.replica_index == 0),
-         pa.DictionaryArray.from_arrays(pa.array(placed.status.astype(np.int32)),
-                                        pa.array(REPLICA_STATUSES)).cast(pa.string())],
-        names=["cluster_id", "topic", "partition", "replica_index", "broker_id", "rack", "is_preferred_leader",
-               "status"])
-
-
-def _previous(cluster_id: Optional[str], rows: Dict[str, list], kinds: list, names: list,
-              counts: list) -> Optional[List[Optional[np.ndarray]]]:
-    """Per topic, its previous replicas as a ``(partitions, RF_old)`` array padded with ``-1``
-    (None: no previous rows); None when the cluster has no previous rows at all. Rows of topics
-    no longer listed are ignored (the topic was deleted); a partition at or above the topic's
-    count is refused (Kafka never takes partitions away)."""
-    at = [i for i, k in enumerate(kinds) if k == 2]
-    if not at:
-        return None
-    for column in ("partition", "replica_index", "broker_id"):
-        bad = [(rows["topic"][i], rows["partition"][i]) for i in at if rows[column][i] is None]
-        if bad:
-            raise InvalidInputError(f"previous: null {column}, or one beyond Kafka's 32-bit range", column=column,
-                                    rows=bad, group=cluster_id)
-    index = {name: n for n, name in enumerate(names)}
-    cells: Dict[str, Dict[tuple, int]] = {}
-    for i in at:
-        name, p, r = rows["topic"][i], rows["partition"][i], rows["replica_index"][i]
-        if name not in index:
-            continue
-        if not 0 <= p < counts[index[name]] or r < 0:
-            raise InvalidInputError(f"previous: topic {name!r} has {counts[index[name]]} partitions; a replica of "
-                                    f"partition {p} (replica_index {r}) cannot be reassigned", column="partition",
-                                    rows=[(name, p, r)], group=cluster_id)
-        topic = cells.setdefault(name, {})
-        if (p, r) in topic:
-            raise InvalidInputError("previous: a replica listed twice", column="replica_index",
-                                    rows=[(name, p, r)], group=cluster_id)
-        topic[(p, r)] = rows["broker_id"][i]
-    return [_matrix(cells[name], counts[n]) if name in cells else None for n, name in enumerate(names)]
-
-
-def _matrix(cells: Dict[tuple, int], partitions: int) -> np.ndarray:
-    """``{(partition, replica_index): broker}`` as rows in replica order, ``-1`` padded."""
-    width = max(sum(1 for (p, _) in cells if p == q) for q in {p for p, _ in cells})
-    out = np.full((partitions, width), -1, dtype=np.int64)
-    filled = np.zeros(partitions, dtype=np.int64)
-    for (p, _), broker in sorted(cells.items()):
-        out[p, filled[p]] = broker
-        filled[p] += 1
-    return out
-
-
-def _brokers(cluster_id: Optional[str], rows: Dict[str, list], kinds: list):
-    """The cluster's :class:`Broker` objects, and their ids (sorted) with the rack of each;
-    errors name the rows."""
-    at = [i for i, k in enumerate(kinds) if k == 0]
-    ids = [rows["broker_id"][i] for i in at]
-    missing = [i for i in ids if i is None]
-    if missing:
-        raise InvalidInputError("null broker_id, or one beyond Kafka's 32-bit ids", column="broker_id",
-                                rows=[(cluster_id, None)], group=cluster_id)
-    twice = _repeated(ids)
-    if twice:
-        raise InvalidInputError("duplicate broker_id", column="broker_id", rows=twice, group=cluster_id)
-    brokers = [Broker(int(rows["broker_id"][i]), rack=rows["rack"][i], fenced=bool(rows["fenced"][i]))
-               for i in at]
-    order = sorted(brokers, key=lambda b: b.id)
-    racks = (np.array([b.id for b in order], dtype=np.int64), np.array([b.rack for b in order], dtype=object))
-    return brokers, racks
-
-
-def _repeated(values: list) -> list:
-    """The values listed more than once, sorted."""
-    return sorted(v for v, n in Counter(values).items() if n > 1)
-
-
-def _check_topics(cluster_id: Optional[str], names: list, counts: list, factors: list) -> None:
-    """Topic rows a placement cannot start from: null names, counts or factors, and duplicates."""
-    for column, values in (("topic", names), ("num_partitions", counts), ("replication_factor", factors)):
-        bad = [names[i] for i, v in enumerate(values) if v is None]
-        if bad:
-            what = "null topic" if column == "topic" else f"null {column}, or one beyond Kafka's 32-bit limit"
-            raise InvalidInputError(what, column=column, rows=bad, group=cluster_id)
-    twice = _repeated(names)
-    if twice:
-        raise InvalidInputError("a topic listed twice", column="topic", rows=twice, group=cluster_id)
 
 
 def attach() -> None:

@@ -146,9 +146,12 @@ def _with_quiet_logging(options: str) -> str:
     return f'{options} "-Dlog4j2.configurationFile=file:{QUIET_LOGGING}"'.strip()
 
 
-#: The loggers that print a failed task's JVM and Python stacks; the action that ran the job raises
-#: the failure anyway (input errors as :class:`~spark_assign.errors.InvalidInputError`).
-TASK_FAILURE_LOGGERS = ("org.apache.spark.executor.Executor", "org.apache.spark.scheduler.TaskSetManager")
+#: The loggers that print a failed task's JVM and Python stacks, and the listener bus on which
+#: Spark's own ``Observation`` listener logs a failed observed query's failure again (it re-reads
+#: the failed plan); the action that ran the job raises the failure anyway (input errors as
+#: :class:`~spark_assign.errors.InvalidInputError`).
+TASK_FAILURE_LOGGERS = ("org.apache.spark.executor.Executor", "org.apache.spark.scheduler.TaskSetManager",
+                        "org.apache.spark.sql.util.ExecutionListenerBus")
 #: PySpark's Python loggers that print a failed query's whole JVM stack (its query context) at
 #: ERROR before the exception is raised; a quiet session lets them log CRITICAL only.
 QUERY_CONTEXT_LOGGERS = ("SQLQueryContextLogger", "DataFrameQueryContextLogger")

@@ -10,6 +10,9 @@ again replaces the same definitions, so it is idempotent):
   ``assign_cooperative_sticky``, ``assign_uniform``, ``assign_server_range``:
   ``(TABLE(t))`` only; they partition their input by ``group_id`` themselves,
   so the PARTITION BY cannot be forgotten (and must not be written);
+* ``assign_replicas(TABLE(t), method => 'striped')``: Kafka's replica placement
+  (``striped``, ``admin-utils``) and the ``sticky`` reassignment, one row per topic
+  carrying its cluster's brokers (:mod:`.sql_replicas`);
 * ``kafka_partition(key, num_partitions)`` and ``kafka_murmur2(key)``: Kafka's
   default partitioner and its hash, byte-exact, vectorized (SQL functions with
   typed parameters over Arrow UDFs registered as ``_spark_assign_kafka_*``).
@@ -40,6 +43,7 @@ from ..errors import InvalidInputError
 from ..progress import progress
 from . import failures
 from .sql_kafka import SQL_FUNCTIONS, udfs
+from .sql_replicas import REPLICA_TABLE_FUNCTIONS
 from .sql_table import TABLE_FUNCTIONS
 
 __all__ = ["register", "TABLE_FUNCTION_NAMES", "SCALAR_FUNCTION_NAMES", "split_statements", "run_script",
@@ -50,7 +54,7 @@ __all__ = ["register", "TABLE_FUNCTION_NAMES", "SCALAR_FUNCTION_NAMES", "split_s
 Procedures = Callable[[Any, str], Optional[Any]]
 
 #: The table functions ``register`` adds.
-TABLE_FUNCTION_NAMES: List[str] = list(TABLE_FUNCTIONS)
+TABLE_FUNCTION_NAMES: List[str] = list(TABLE_FUNCTIONS) + list(REPLICA_TABLE_FUNCTIONS)
 #: The scalar functions ``register`` adds.
 SCALAR_FUNCTION_NAMES: List[str] = list(SQL_FUNCTIONS)
 
@@ -86,7 +90,7 @@ def register(spark: Any, *, arrow: bool = True) -> List[str]:
     else:
         from pyspark.sql.udtf import UserDefinedTableFunction  # type: ignore[assignment]
     eval_type = PythonEvalType.SQL_ARROW_UDTF if arrow else PythonEvalType.SQL_TABLE_UDF
-    for name, handler in TABLE_FUNCTIONS.items():
+    for name, handler in {**TABLE_FUNCTIONS, **REPLICA_TABLE_FUNCTIONS}.items():
         # returnType=None: Spark asks the handler's ``analyze`` for the schema (and the checks).
         function = UserDefinedTableFunction(handler, returnType=None, name=name, evalType=eval_type,
                                             deterministic=True)

@@ -6,7 +6,7 @@ each Python worker Arrow batches of keys and the vectorized kernel of
 Python code runs per key.
 
 What SQL users call are two SQL functions with typed parameters,
-``kafka_partition(key BINARY, num_partitions INT)`` and ``kafka_murmur2(key BINARY)``,
+``kafka_partition(key BINARY, num_partitions BIGINT)`` and ``kafka_murmur2(key BINARY)``,
 wrapping the Arrow UDFs (registered as ``_spark_assign_kafka_partition`` and
 ``_spark_assign_kafka_murmur2``): Spark checks the number and types of the
 arguments at analysis time and inlines the wrapper, so it costs nothing per row.
@@ -16,16 +16,24 @@ SQL semantics on top of the kernel:
 * a NULL key gives NULL (Kafka never hashes a null key: it spreads such
   records with its sticky partitioner, which is not a function of the key);
 * a NULL ``num_partitions`` gives NULL;
-* ``num_partitions`` outside 1..2147483647, or not an integer, fails the query
-  with an :class:`~spark_assign.errors.InvalidInputError` naming the value;
+* ``num_partitions`` outside 1..2147483647 (Kafka's counts are 32-bit ints)
+  fails the query with an :class:`~spark_assign.errors.InvalidInputError`
+  naming the value. The parameter is a BIGINT so that every integer reaches
+  that check (an INT parameter would make Spark's cast fail first, with
+  advice to turn ANSI mode off);
 * STRING keys are cast to BINARY, their UTF-8 bytes (Kafka's ``StringSerializer``).
-  A key of another type fails at analysis time (ANSI mode): pass the serialized
-  key bytes. ``num_partitions`` is cast to INT, as any INT parameter.
+  An argument Spark cannot cast to the parameter's type (an INT or DECIMAL key,
+  an ARRAY count) fails at analysis time with an ``InvalidInputError`` naming
+  the argument, the type received and the types accepted: Spark's
+  ``DATATYPE_MISMATCH`` failure, whose query context is a call of one of these
+  functions, is translated (:func:`argument_type_error`; its ``spark_error``
+  keeps Spark's exception).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Optional
 
 import numpy as np
 import pyarrow as pa
@@ -33,8 +41,9 @@ import pyarrow.compute as pc
 
 from ..core.murmur2 import kafka_partition, murmur2
 from ..errors import InvalidInputError
+from .failures import SparkFailure, translate_with
 
-__all__ = ["kafka_partition_arrow", "kafka_murmur2_arrow", "udfs", "SQL_FUNCTIONS"]
+__all__ = ["kafka_partition_arrow", "kafka_murmur2_arrow", "udfs", "SQL_FUNCTIONS", "argument_type_error"]
 
 
 def _array(values: Any) -> pa.Array:
@@ -93,7 +102,7 @@ def udfs() -> dict:
 #: The public SQL functions: typed wrappers of :func:`udfs`, created with ``spark.sql``.
 SQL_FUNCTIONS = {
     "kafka_partition": (
-        "CREATE OR REPLACE TEMPORARY FUNCTION kafka_partition(key BINARY, num_partitions INT) RETURNS INT "
+        "CREATE OR REPLACE TEMPORARY FUNCTION kafka_partition(key BINARY, num_partitions BIGINT) RETURNS INT "
         "DETERMINISTIC COMMENT 'Kafka default partitioner: (murmur2(key) & 0x7fffffff) % num_partitions; "
         "STRING keys hash as UTF-8; NULL for a NULL key (spark-assign)' "
         "RETURN _spark_assign_kafka_partition(key, num_partitions)"),
@@ -103,3 +112,36 @@ SQL_FUNCTIONS = {
         "NULL for a NULL key (spark-assign)' "
         "RETURN _spark_assign_kafka_murmur2(key)"),
 }
+
+#: The parameters of the SQL functions by the type Spark casts their argument to: what each accepts.
+PARAMETERS = {
+    "BINARY": ("key", "BINARY or STRING (the serialized key bytes; a STRING hashes as its UTF-8 bytes)"),
+    "BIGINT": ("num_partitions", "an integer from 1 to 2147483647 (Kafka's partition counts are 32-bit ints)"),
+}
+#: A call of one of the SQL functions, as a query context's fragment shows it (maybe qualified, quoted).
+_CALL = re.compile(r"^\s*(?:[`\w]+\.)*`?(kafka_partition|kafka_murmur2)`?\s*\(", re.I)
+
+
+@translate_with
+def argument_type_error(failure: SparkFailure) -> Optional[InvalidInputError]:
+    """Spark's failure to cast an argument of ``kafka_partition``/``kafka_murmur2`` to its
+    parameter's type (``DATATYPE_MISMATCH.*``, at analysis) as an :class:`InvalidInputError`
+    naming the argument, the type received and what is accepted; None for any other failure.
+
+    Example::
+
+        spark.sql("SELECT kafka_partition(42, 3)")
+        # InvalidInputError: kafka_partition: key must be BINARY or STRING (...), got INT (42); column 'key'
+    """
+    if not (failure.condition or "").startswith("DATATYPE_MISMATCH."):
+        return None
+    calls = [m.group(1).lower() for m in map(_CALL.match, failure.fragments) if m]
+    target = failure.parameters.get("targetType", "").strip('"').upper()
+    if not calls or target not in PARAMETERS:
+        return None
+    argument, accepted = PARAMETERS[target]
+    received = failure.parameters.get("srcType", "?").strip('"')
+    given = failure.parameters.get("sqlExpr", "").strip('"')
+    return InvalidInputError(f"{calls[0]}: {argument} must be {accepted}, got {received}"
+                             + (f" ({given})" if given else ""), column=argument)
+

@@ -1,4 +1,5 @@
-"""The state backend contract: what :class:`~spark_assign.AssignmentTable` needs from a Delta engine.
+"""The state backend contract: what the state tables (:class:`~spark_assign.AssignmentTable`,
+:class:`~spark_assign.ReplicaTable`) need from a Delta engine.
 
 Two engines implement it completely (see :func:`backend_for`):
 
@@ -7,8 +8,9 @@ Two engines implement it completely (see :func:`backend_for`):
 * :class:`~.deltaspark.DeltaSparkBackend` (``"delta-spark"``): the Delta
   connector in the session reads, writes and commits.
 
-The table logic (plan, compute, stage, heads, commit, see :mod:`.table`)
-talks to a backend only through :class:`StateBackend`, so a guarantee proven
+A backend serves one table of one kind (:class:`~.layout.TableKind`: its
+columns, key and statuses). The table logic (plan, compute, stage, heads,
+commit, see :mod:`.generations`) talks to a backend only through :class:`StateBackend`, so a guarantee proven
 for one engine by the contract suite (``tests/state``) is the same code path
 on the other. The rules every implementation keeps:
 
@@ -37,6 +39,7 @@ from typing import Any, Dict, List, Optional, Protocol, Sequence, runtime_checka
 import pyarrow as pa
 from pyspark.sql import DataFrame
 
+from .layout import TableKind
 from .plan import Outcome
 
 __all__ = ["Snapshot", "Staged", "StateBackend", "ENGINES", "commit_entry"]
@@ -89,6 +92,8 @@ class StateBackend(Protocol):
     engine: str
     #: The session reads and jobs run in.
     spark: Any
+    #: What the table holds: its columns, key (``group_id``, ``cluster_id``) and statuses.
+    kind: TableKind
 
     @property
     def root(self) -> str:
@@ -112,15 +117,15 @@ class StateBackend(Protocol):
         ...
 
     def read(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None,
-             group_id: Optional[str] = None) -> DataFrame:
+             key: Optional[str] = None) -> DataFrame:
         """Rows of ``snap``, as a DataFrame of the table's columns: all, those in some
-        ``commit_version`` partitions, or one group's. Lazy: no job."""
+        ``commit_version`` partitions, or one unit's (``key``: a group or cluster id). Lazy: no job."""
         ...
 
-    def read_arrow(self, snap: Snapshot, commit_versions: Sequence[int], group_ids: Sequence[str],
+    def read_arrow(self, snap: Snapshot, commit_versions: Sequence[int], keys: Sequence[str],
                    columns: Sequence[str]) -> pa.Table:
-        """``columns`` of the groups ``group_ids`` in some ``commit_version`` partitions, on the
-        driver: for the few groups of a small rebalance."""
+        """``columns`` of the units ``keys`` in some ``commit_version`` partitions, on the
+        driver: for the few units of a small rebalance."""
         ...
 
     def stage(self, rows: DataFrame, version: int, num_files: int) -> Staged:
@@ -143,8 +148,8 @@ class StateBackend(Protocol):
         ...
 
     def delete_before(self, snap: Snapshot, cutoffs: DataFrame, metadata: Dict[str, object]) -> Optional[int]:
-        """Delete rows with ``generation <= cutoff`` of their group (``cutoffs``: ``group_id,
-        cutoff``) in one commit; its version, or None when nothing matched."""
+        """Delete rows with ``generation <= cutoff`` of their unit (``cutoffs``: the kind's key
+        and ``cutoff``) in one commit; its version, or None when nothing matched."""
         ...
 
     def vacuum(self, retention_hours: int) -> int:

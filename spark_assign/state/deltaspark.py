@@ -47,11 +47,13 @@ import pyarrow as pa
 
 from ..errors import CommitConflict, StateTableError
 from ..spark.delta import is_path
+from ..spark.failures import describe
 from .backend import Snapshot, Staged, commit_entry
+from .damage import damaged_log, log_error
 from .deltajvm import DeltaCommitter, committer
-from .files import (check_table, commit_info, read_groups, remove_files, spark_assign_of, spark_only_features,
+from .files import (check_table, commit_info, read_units, remove_files, spark_assign_of, spark_only_features,
                     write_rows)
-from .layout import FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, in_files, local_dir, local_path, spark_ddl
+from .layout import ASSIGNMENTS, FORMAT_VERSION, PARTITION_COLUMN, TableKind, arrow_schema, in_files, local_dir, local_path
 from .plan import Outcome, outcome_of
 
 __all__ = ["DeltaSparkBackend", "RECENT_COMMITS"]
@@ -102,12 +104,13 @@ class _Latest(NamedTuple):
 
 
 class DeltaSparkBackend:
-    """A state table read and written through delta-spark."""
+    """A state table of ``kind`` read and written through delta-spark."""
 
     engine = "delta-spark"
 
-    def __init__(self, spark, location: str) -> None:
+    def __init__(self, spark, location: str, kind: TableKind = ASSIGNMENTS) -> None:
         self.spark = spark
+        self.kind = kind
         self.location = location
         self.by_path = is_path(location)
         self.conflicts = _conflicts()
@@ -144,7 +147,7 @@ class DeltaSparkBackend:
 
         builder = DeltaTable.createIfNotExists(self.spark)
         builder = builder.location(self.location) if self.by_path else builder.tableName(self.location)
-        (builder.addColumns(from_arrow_schema(arrow_schema()))
+        (builder.addColumns(from_arrow_schema(self.kind.arrow()))
                 .partitionedBy(PARTITION_COLUMN)
                 .comment(description)
                 .property("spark_assign.format", FORMAT_VERSION)
@@ -161,7 +164,10 @@ class DeltaSparkBackend:
         self._driver_version = None if local is None else local.version
         if local is not None:
             return local
-        latest = self._latest()
+        try:
+            latest = self._latest()
+        except Exception as e:  # noqa: BLE001 - kept unless the log is damaged (told by its files or Delta's condition)
+            raise self._damaged(e) from None
         if version is not None and not 0 <= version <= latest.version:
             raise StateTableError(f"cannot read the state table {self.location} at version {version}: "
                                   f"its versions are 0 to {latest.version}")
@@ -190,16 +196,29 @@ class DeltaSparkBackend:
                 return None
         return None if spark_only_features(dt) else Snapshot(dt.version(), dt)
 
+    def _damaged(self, error: Exception) -> Exception:
+        """The :class:`StateTableError` for a log Delta could not read: when the log's files show
+        the damage (a local table), or Delta names it with one of its conditions (``DELTA_*``);
+        else ``error`` itself."""
+        condition = describe(error).condition
+        try:
+            root = self.root
+        except Exception:  # noqa: BLE001 - a catalog table whose location cannot be read
+            return error
+        if damaged_log(root) is not None or (condition or "").startswith("DELTA_"):
+            return log_error(root, error, "delta-spark", condition=condition)
+        return error
+
     def check(self, snap: Snapshot) -> None:
         if not isinstance(snap.handle, _Latest):
-            check_table(snap.handle, self.location)
+            check_table(snap.handle, self.location, self.kind)
             return
         actual = {f.name: f.dataType.simpleString() for f in self._load(snap.version).schema.fields}
-        expected = {n: t for n, t in TABLE_COLUMNS}
+        expected = dict(self.kind.columns)
         bad = sorted(n for n, t in expected.items() if actual.get(n) != t)
         if bad:
-            raise StateTableError(f"{self.location} is not a spark-assign state table: columns {bad} are "
-                                  f"missing or mistyped; expected {spark_ddl()}")
+            raise StateTableError(f"{self.location} is not a spark-assign state table of {self.kind.name}: "
+                                  f"columns {bad} are missing or mistyped; expected {self.kind.ddl()}")
 
     def _load(self, version: int):
         reader = self.spark.read.format("delta").option("versionAsOf", version)
@@ -207,27 +226,27 @@ class DeltaSparkBackend:
 
     # ------------------------------------------------------------------ reads
 
-    def read(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None, group_id: Optional[str] = None):
+    def read(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None, key: Optional[str] = None):
         from pyspark.sql import functions as F
 
-        rows = self._load(snap.version).select(*[n for n, _ in TABLE_COLUMNS])
+        rows = self._load(snap.version).select(*self.kind.names)
         if commit_versions is not None:
             rows = rows.where(F.col(PARTITION_COLUMN).isin([int(v) for v in commit_versions]))
-        if group_id is not None:
-            rows = rows.where(F.col("group_id") == group_id)
+        if key is not None:
+            rows = rows.where(F.col(self.kind.key) == key)
         return rows
 
-    def read_arrow(self, snap: Snapshot, commit_versions: Sequence[int], group_ids: Sequence[str],
+    def read_arrow(self, snap: Snapshot, commit_versions: Sequence[int], keys: Sequence[str],
                    columns: Sequence[str]) -> pa.Table:
-        """The groups' rows in the ``commit_version`` partitions, read by the driver with pyarrow
+        """The units' rows in the ``commit_version`` partitions, read by the driver with pyarrow
         (a delta-rs snapshot: no Spark job), else collected as Arrow (one scan)."""
         from pyspark.sql import functions as F
 
         if not isinstance(snap.handle, _Latest):
-            return read_groups(snap.handle, cast(str, self.folder), commit_versions, group_ids, columns)
+            return read_units(snap.handle, cast(str, self.folder), commit_versions, keys, columns, self.kind)
 
-        rows = self.read(snap, commit_versions).where(F.col("group_id").isin(list(group_ids)))
-        types = dict(TABLE_COLUMNS)
+        rows = self.read(snap, commit_versions).where(F.col(self.kind.key).isin(list(keys)))
+        types = dict(self.kind.columns)
         return rows.select(*columns).toArrow().cast(arrow_schema([(c, types[c]) for c in columns]))
 
     # ------------------------------------------------------------------ writes
@@ -235,17 +254,17 @@ class DeltaSparkBackend:
     def stage(self, rows, version: int, num_files: int) -> Staged:
         """Nothing to write ahead: delta-spark writes and commits in one step. Stages the
         DataFrame to write and its :class:`~.plan.Outcome` (one job over the computed rows)."""
-        return Staged(version, in_files(rows, num_files), outcome_of(rows))
+        return Staged(version, in_files(rows, num_files, self.kind), outcome_of(rows, self.kind))
 
     def stage_arrow(self, rows: pa.Table, version: int) -> Staged:
         """Rows computed on the driver (an Arrow table), as one file: written by the driver when
         it reads and writes the table's files (the version after a snapshot it took), else
         staged as a DataFrame; the outcome is counted on the driver."""
         if self.folder is not None and self._driver_version == version - 1:
-            return write_rows(self.folder, version, rows)
-        outcome = Outcome()
-        outcome.add_arrow(rows)
-        return Staged(version, in_files(self.spark.createDataFrame(rows, schema=spark_ddl()), 1), outcome)
+            return write_rows(self.folder, version, rows, self.kind)
+        outcome = Outcome.of(self.kind)
+        outcome.add_arrow(rows, self.kind)
+        return Staged(version, in_files(self.spark.createDataFrame(rows, schema=self.kind.ddl()), 1, self.kind), outcome)
 
     def commit(self, snap: Snapshot, staged: Staged, app_id: str, metadata: Dict[str, object]) -> int:
         """Commit the staged rows (driver-written files or a DataFrame) as version ``snap + 1``
@@ -292,7 +311,7 @@ class DeltaSparkBackend:
 
     def delete_before(self, snap: Snapshot, cutoffs, metadata: Dict[str, object]) -> Optional[int]:
         """``MERGE ... WHEN MATCHED THEN DELETE`` of rows with ``generation <= cutoff`` of their
-        group (the cutoffs, one small row per group, collected first)."""
+        unit (the cutoffs, one small row per unit, collected first)."""
         source = cutoffs.toArrow()
         if source.num_rows == 0:
             return None
@@ -300,7 +319,8 @@ class DeltaSparkBackend:
         child = self._child_session(json.dumps({**metadata, "attempt": attempt}))
         try:
             (self._delta(child).alias("t")
-                 .merge(child.createDataFrame(source).alias("s"), "t.group_id = s.group_id AND t.generation <= s.cutoff")
+                 .merge(child.createDataFrame(source).alias("s"),
+                        f"t.{self.kind.key} = s.{self.kind.key} AND t.generation <= s.cutoff")
                  .whenMatchedDelete().execute())
         except self.conflicts as e:
             raise CommitConflict(f"prune: {type(e).__name__}") from e

@@ -34,9 +34,10 @@ import pyarrow.compute as pc
 
 from ..errors import CommitConflict, InvalidInputError, StateTableError
 from .backend import Snapshot, Staged, commit_entry
-from .layout import FORMAT_VERSION, PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, in_files, local_path, spark_ddl
-from .files import (FILE_META_DDL, check_table, commit_info, data_files, read_groups, remove_files,
-                    spark_assign_of, spark_only_features, staged_files, write_rows, write_task)
+from .damage import log_error
+from .files import (FILE_META_DDL, check_table, commit_info, data_files, read_units, remove_files, spark_assign_of,
+                    spark_only_features, staged_files, write_rows, write_task)
+from .layout import ASSIGNMENTS, FORMAT_VERSION, PARTITION_COLUMN, TableKind, in_files, local_path
 
 __all__ = ["EmbeddedBackend"]
 
@@ -56,12 +57,13 @@ def executors_see(spark, path: str) -> bool:
 
 
 class EmbeddedBackend:
-    """A state table at a filesystem path, committed with delta-rs (a :class:`~.backend.StateBackend`)."""
+    """A state table of ``kind`` at a filesystem path, committed with delta-rs (a :class:`~.backend.StateBackend`)."""
 
     engine = "embedded"
 
-    def __init__(self, spark, path: str) -> None:
+    def __init__(self, spark, path: str, kind: TableKind = ASSIGNMENTS) -> None:
         self.spark = spark
+        self.kind = kind
         scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]+):", path)
         if scheme and scheme.group(1).lower() != "file" and not os.path.exists(path):
             raise InvalidInputError(
@@ -106,7 +108,7 @@ class EmbeddedBackend:
         self._check_executors_share_root()
         try:
             DeltaTable.create(
-                self.root, arrow_schema(), partition_by=[PARTITION_COLUMN], name=os.path.basename(self.root),
+                self.root, self.kind.arrow(), partition_by=[PARTITION_COLUMN], name=os.path.basename(self.root),
                 description=description, raise_if_key_not_exists=False,
                 configuration={"spark_assign.format": FORMAT_VERSION})
         except DeltaError as e:
@@ -122,13 +124,12 @@ class EmbeddedBackend:
             if version is not None:
                 dt.load_as_version(version)
         except DeltaError as e:
-            raise StateTableError(f"cannot read the state table at {self.root}"
-                                  + (f" at version {version}" if version is not None else "") + f": {e}") from e
+            raise log_error(self.root, e, "delta-rs", version) from None     # one plain sentence, no Rust dump
         return Snapshot(dt.version(), dt)
 
     def check(self, snap: Snapshot) -> None:
         """Refuse foreign schemas and protocols that raw parquet reads would get wrong."""
-        check_table(snap.handle, self.root)
+        check_table(snap.handle, self.root, self.kind)
         unsupported = spark_only_features(snap.handle)
         if unsupported:
             raise StateTableError(f"{self.root} uses Delta features the embedded engine cannot read: "
@@ -137,23 +138,23 @@ class EmbeddedBackend:
     # ------------------------------------------------------------------ reads
 
     def read(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None,
-             group_id: Optional[str] = None):
+             key: Optional[str] = None):
         """Rows of snapshot ``snap`` as a Spark DataFrame: all of them, those of some
-        ``commit_version`` partitions, or (pruned by file statistics) one group's."""
+        ``commit_version`` partitions, or (pruned by file statistics) one unit's."""
         self._check_executors_share_root()
-        uris = data_files(snap.handle, self.root, commit_versions, group_id)
+        uris = data_files(snap.handle, self.root, commit_versions, key, self.kind)
+        ddl = self.kind.ddl()
         if not uris:
-            rows = self.spark.createDataFrame([], spark_ddl())
+            rows = self.spark.createDataFrame([], ddl)
         else:
-            rows = (self.spark.read.schema(spark_ddl()).option("basePath", self.root).parquet(*uris)
-                    .select(*[n for n, _ in TABLE_COLUMNS]))
-        return rows if group_id is None else rows.where(rows.group_id == group_id)
+            rows = self.spark.read.schema(ddl).option("basePath", self.root).parquet(*uris).select(*self.kind.names)
+        return rows if key is None else rows.where(rows[self.kind.key] == key)
 
-    def read_arrow(self, snap: Snapshot, commit_versions: Sequence[int], group_ids: Sequence[str],
+    def read_arrow(self, snap: Snapshot, commit_versions: Sequence[int], keys: Sequence[str],
                    columns: Sequence[str]) -> pa.Table:
-        """``columns`` of the rows of the groups ``group_ids`` in some ``commit_version`` partitions,
-        read by the driver with pyarrow (no Spark job): for the few groups of a small rebalance."""
-        return read_groups(snap.handle, self.root, commit_versions, group_ids, columns)
+        """``columns`` of the rows of the units ``keys`` in some ``commit_version`` partitions,
+        read by the driver with pyarrow (no Spark job): for the few units of a small rebalance."""
+        return read_units(snap.handle, self.root, commit_versions, keys, columns, self.kind)
 
     # ------------------------------------------------------------------ writes
 
@@ -162,13 +163,14 @@ class EmbeddedBackend:
         the tasks also report what the files hold (:class:`~.plan.Outcome`)."""
         self._check_executors_share_root()
         tag = uuid.uuid4().hex[:8]
-        metas = in_files(rows, num_files).mapInArrow(write_task(self.root, version, tag), FILE_META_DDL).collect()
-        return staged_files(version, [m.asDict() for m in metas])
+        writer = write_task(self.root, version, tag, self.kind)
+        metas = in_files(rows, num_files, self.kind).mapInArrow(writer, FILE_META_DDL).collect()
+        return staged_files(version, [m.asDict() for m in metas], self.kind)
 
     def stage_arrow(self, rows: pa.Table, version: int) -> Staged:
         """Write ``rows`` (computed on the driver) as one data file of ``commit_version=version``,
         from the driver, with the same writer as :meth:`stage`'s tasks."""
-        return write_rows(self.root, version, rows)
+        return write_rows(self.root, version, rows, self.kind)
 
     def commit(self, snap: Snapshot, staged: Staged, app_id: str, metadata: Dict[str, object]) -> int:
         """Commit the staged files as exactly ``snap.version + 1``, or raise :class:`CommitConflict`."""
@@ -190,7 +192,7 @@ class EmbeddedBackend:
             custom_metadata={k: v if isinstance(v, str) else json.dumps(v) for k, v in metadata.items()},
             app_transactions=[Transaction(app_id, version, int(time.time() * 1000))])
         try:
-            dt.create_write_transaction(adds, "append", arrow_schema(), partition_by=[PARTITION_COLUMN],
+            dt.create_write_transaction(adds, "append", self.kind.arrow(), partition_by=[PARTITION_COLUMN],
                                         commit_properties=props)
         except CommitFailedError as e:
             raise CommitConflict(str(e)) from e
@@ -201,10 +203,10 @@ class EmbeddedBackend:
         remove_files(self.root, staged.files)
 
     def delete_before(self, snap: Snapshot, cutoffs, metadata: Dict[str, object]) -> Optional[int]:
-        """Delete rows with ``generation <= cutoff`` of their group, as version ``snap + 1`` exactly.
+        """Delete rows with ``generation <= cutoff`` of their unit, as version ``snap + 1`` exactly.
 
-        ``cutoffs`` is a Spark DataFrame ``(group_id, cutoff)``: one small row
-        per group to prune, brought to the driver as Arrow for delta-rs's
+        ``cutoffs`` is a Spark DataFrame (the kind's key, ``cutoff``): one small row
+        per unit to prune, brought to the driver as Arrow for delta-rs's
         MERGE, which rewrites the affected files within their partitions.
         """
         from deltalake import CommitProperties
@@ -217,7 +219,8 @@ class EmbeddedBackend:
             k: v if isinstance(v, str) else json.dumps(v) for k, v in metadata.items()})
         dt = snap.handle
         try:
-            (dt.merge(source, predicate="t.group_id = s.group_id AND t.generation <= s.cutoff",
+            key = self.kind.key
+            (dt.merge(source, predicate=f"t.{key} = s.{key} AND t.generation <= s.cutoff",
                       source_alias="s", target_alias="t", commit_properties=props)
                .when_matched_delete().execute())
         except CommitFailedError as e:

@@ -1,4 +1,4 @@
-"""The heads of a state table: per group its latest generation, read at a version and written for the next.
+"""The heads of a state table: per unit (group, cluster) its latest generation, read at a version and written for the next.
 
 Heads are one small Parquet file per version, beside the Delta log (see
 :mod:`.layout`). Invariants:
@@ -33,7 +33,7 @@ from pyspark.sql import functions as F
 
 from ..spark.inputs import local_frame
 from .backend import Snapshot, StateBackend
-from .layout import HEADS_COLUMNS, HEADS_DIR, PARTITION_COLUMN, arrow_schema, heads_ddl, heads_path, local_dir, spark_ddl
+from .layout import HEADS_DIR, PARTITION_COLUMN, TableKind, arrow_schema, heads_ddl, heads_path, local_dir, spark_ddl
 from .plan import LITERAL_GROUPS, Outcome, Plan, in_groups, ids_frame
 
 __all__ = ["PRUNES_FOLLOWED", "heads_at", "heads_and_name_at", "heads_name_at", "changed_heads", "write_heads",
@@ -53,7 +53,8 @@ def heads_and_name_at(backend: StateBackend, snap: Optional[Snapshot]) -> Tuple[
     """:func:`heads_at`, and the name of the heads directory they were read from (None when
     there is none: a new table, or heads computed by a scan)."""
     if snap is None or snap.version == 0:
-        return local_frame(backend.spark, HEADS_COLUMNS, {n: [] for n, _ in HEADS_COLUMNS}), None
+        columns = backend.kind.heads_columns
+        return local_frame(backend.spark, columns, {n: [] for n, _ in columns}), None
     name = heads_name_at(backend, snap)
     heads = _read(backend, name) if name is not None else None
     return (heads, name) if heads is not None else (_scan(backend, snap), None)
@@ -81,7 +82,7 @@ def _read(backend: StateBackend, name: str) -> Optional[DataFrame]:
     if local is not None and not os.path.isdir(local):
         return None                                      # known gone: no Spark error to catch
     try:
-        heads = backend.spark.read.schema(heads_ddl()).parquet(path)
+        heads = backend.spark.read.schema(heads_ddl(backend.kind)).parquet(path)
         heads.columns                   # Spark Connect is lazy: make it resolve (list) the path here
         return heads
     except Exception:  # noqa: BLE001 - a remote path gone: AnalysisException (classic) or its Connect twin
@@ -90,38 +91,41 @@ def _read(backend: StateBackend, name: str) -> Optional[DataFrame]:
 
 def _scan(backend: StateBackend, snap: Snapshot) -> DataFrame:
     """The heads of ``snap`` computed from its rows (one pass over the table)."""
+    kind = backend.kind
     rows = backend.read(snap)
-    latest = rows.groupBy("group_id").agg(F.max("generation").alias("generation"))
-    return (rows.join(latest, ["group_id", "generation"], "left_semi")
-            .groupBy("group_id").agg(F.max("generation").alias("generation"),
-                                     F.max(PARTITION_COLUMN).alias(PARTITION_COLUMN),
-                                     F.first("strategy").alias("strategy"),
-                                     # the rows carry their group's fingerprint: an unchanged
-                                     # group stays unchanged after another tool's commit
-                                     F.first("input_fingerprint").alias("input_fingerprint"),
-                                     F.max(F.col("member_id").isNull()).alias("pending"),
-                                     F.lit(False).alias("empty")))
+    latest = rows.groupBy(kind.key).agg(F.max("generation").alias("generation"))
+    pending = F.max(F.col(kind.owner_column).isNull()) if kind.owner_column else F.lit(False)
+    return (rows.join(latest, [kind.key, "generation"], "left_semi")
+            .groupBy(kind.key).agg(F.max("generation").alias("generation"),
+                                   F.max(PARTITION_COLUMN).alias(PARTITION_COLUMN),
+                                   F.first(kind.strategy_column).alias("strategy"),
+                                   # the rows carry their unit's fingerprint: an unchanged
+                                   # unit stays unchanged after another tool's commit
+                                   F.first("input_fingerprint").alias("input_fingerprint"),
+                                   pending.alias("pending"),
+                                   F.lit(False).alias("empty")))
 
 
-def changed_heads(p: Plan, outcome: Outcome, version: int, strategy: str) -> pa.Table:
-    """The changed groups' heads at ``version`` (Arrow, built on the driver).
+def changed_heads(p: Plan, outcome: Outcome, version: int, strategy: str, kind: TableKind) -> pa.Table:
+    """The changed units' heads at ``version`` (Arrow, built on the driver), in ``kind``'s heads columns.
 
     A changed group that got no rows (no subscribed topic has partitions any
     more) keeps its generation number and is marked ``empty`` at ``version``:
     ``latest()`` shows nothing for it, and its next generation follows that
     number. Its fingerprint is recorded, so the same input stays a no-op.
     """
-    data: Dict[str, list] = {n: [] for n, _ in HEADS_COLUMNS}
+    columns = kind.heads_columns
+    data: Dict[str, list] = {n: [] for n, _ in columns}
     for g, c in p.changed.items():
         written = outcome.groups.get(g)
-        data["group_id"].append(g)
+        data[kind.key].append(g)
         data["generation"].append(written[0] if written else (c.generation or 0))
         data[PARTITION_COLUMN].append(version)
         data["strategy"].append(strategy)
         data["input_fingerprint"].append(c.fingerprint)
         data["pending"].append(bool(written and written[1]))
         data["empty"].append(written is None)
-    return pa.table(data, schema=arrow_schema(HEADS_COLUMNS))
+    return pa.table(data, schema=arrow_schema(columns))
 
 
 def write_heads(backend: StateBackend, snap: Snapshot, heads: DataFrame, old: Optional[str], name: str,
@@ -135,27 +139,27 @@ def write_heads(backend: StateBackend, snap: Snapshot, heads: DataFrame, old: Op
     if local is not None:
         old_local = local_dir(heads_path(backend.root, old)) if old else None
         if snap.version == 0 or (old_local is not None and os.path.isdir(old_local)):
-            _write_locally(old_local, local, updated)
+            _write_locally(old_local, local, updated, backend.kind)
             return
-    _next_in_spark(backend.spark, heads, updated).coalesce(1).write.mode("overwrite").parquet(path)
+    _next_in_spark(backend.spark, heads, updated, backend.kind).coalesce(1).write.mode("overwrite").parquet(path)
 
 
-def _next_in_spark(spark, heads: DataFrame, updated: pa.Table) -> DataFrame:
-    """The next heads in Spark: ``heads`` of the groups not in ``updated``, then ``updated``."""
-    ids = updated.column("group_id").to_pylist()
-    unchanged = heads.where(F.expr(f"NOT {in_groups(ids)}")) \
+def _next_in_spark(spark, heads: DataFrame, updated: pa.Table, kind: TableKind) -> DataFrame:
+    """The next heads in Spark: ``heads`` of the units not in ``updated``, then ``updated``."""
+    ids = updated.column(kind.key).to_pylist()
+    unchanged = heads.where(F.expr(f"NOT {in_groups(ids, kind.key)}")) \
         if 0 < len(ids) <= LITERAL_GROUPS else \
-        heads.join(F.broadcast(ids_frame(spark, ids)), "group_id", "left_anti")
-    return unchanged.unionByName(spark.createDataFrame(updated, schema=spark_ddl(HEADS_COLUMNS)))
+        heads.join(F.broadcast(ids_frame(spark, ids, kind.key)), kind.key, "left_anti")
+    return unchanged.unionByName(spark.createDataFrame(updated, schema=spark_ddl(kind.heads_columns)))
 
 
-def _write_locally(old: Optional[str], new: str, updated: pa.Table) -> None:
-    """The heads directory ``old`` (None: no heads yet) without the groups of ``updated``, then
+def _write_locally(old: Optional[str], new: str, updated: pa.Table, kind: TableKind) -> None:
+    """The heads directory ``old`` (None: no heads yet) without the units of ``updated``, then
     ``updated``, as one Parquet file in the new directory ``new``, written by the driver."""
     parts = []
     if old is not None:
-        before = pq.read_table(old, schema=arrow_schema(HEADS_COLUMNS))
-        moved = pc.is_in(before.column("group_id"), value_set=updated.column("group_id"))
+        before = pq.read_table(old, schema=arrow_schema(kind.heads_columns))
+        moved = pc.is_in(before.column(kind.key), value_set=updated.column(kind.key))
         parts.append(before.filter(pc.invert(moved)))
     parts.append(updated)
     os.makedirs(new, exist_ok=True)

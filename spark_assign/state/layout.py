@@ -1,18 +1,25 @@
-"""The state table's layout: columns, partitioning, heads, fingerprints.
+"""The state tables' layout: kinds, columns, partitioning, heads, fingerprints.
 
-The table (one row per partition per group per generation) is an ordinary
-Delta table:
+Two kinds of table (:class:`TableKind`) share one layout and one code path:
 
-* columns: :data:`~spark_assign.schema.STATE_COLUMNS` plus ``commit_version``;
+* :data:`ASSIGNMENTS` (``AssignmentTable``): one row per partition per
+  consumer group per generation, keyed by ``group_id``;
+* :data:`REPLICAS` (``ReplicaTable``): one row per replica per cluster per
+  generation, keyed by ``cluster_id``.
+
+A table (rows of its kind's *units*, groups or clusters) is an ordinary Delta table:
+
+* columns: the kind's state columns (:data:`~spark_assign.schema.STATE_COLUMNS`,
+  :data:`~spark_assign.schema.REPLICA_STATE_COLUMNS`) plus ``commit_version``;
 * partitioned by ``commit_version``, the Delta version that wrote the rows;
   a rebalance appends exactly one partition (commits are compare-and-set, so
   the version is known before writing), and files within it are
-  range-partitioned by ``group_id`` so file statistics prune single-group reads;
+  range-partitioned by the kind's key so file statistics prune single-unit reads;
 * beside the Delta log, ``_spark_assign/heads/<version>-<tag>/`` holds the
-  table's *heads* at that version: one row per group with its latest
+  table's *heads* at that version: one row per unit with its latest
   generation, the ``commit_version`` holding it, its input fingerprint,
-  strategy, whether a cooperative transfer is pending, and whether the group
-  was left with no partitions at that version (every topic it subscribes to
+  strategy (or method), whether a cooperative transfer is pending, and whether the unit
+  was left with no rows at that version (every topic it subscribes to, or holds,
   is gone: it has no rows in ``latest()``, and its next generation continues
   the numbering). Each rebalance
   attempt writes its own directory (``tag`` is random) before committing and
@@ -31,16 +38,17 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 import pyarrow as pa
 
-from ..schema import STATE_COLUMNS
+from ..schema import REPLICA_STATE_COLUMNS, REPLICA_STATUSES, STATE_COLUMNS, STATUSES
 from ..spark import inputs
 
 __all__ = [
-    "TABLE_COLUMNS", "PARTITION_COLUMN", "HEADS_DIR", "HEADS_COLUMNS", "FORMAT_VERSION",
-    "APP_ID", "arrow_schema", "spark_ddl", "heads_ddl", "heads_path", "heads_name",
+    "TableKind", "ASSIGNMENTS", "REPLICAS", "TABLE_COLUMNS", "PARTITION_COLUMN", "HEADS_DIR", "HEADS_COLUMNS",
+    "FORMAT_VERSION", "APP_ID", "arrow_schema", "spark_ddl", "heads_ddl", "heads_path", "heads_name",
     "FILE_ORDER", "local_path", "local_dir", "in_files", "check_new_table_folder",
 ]
 
@@ -68,6 +76,72 @@ APP_ID = "spark-assign"
 FILE_ORDER = ("group_id", "generation", "topic", "partition")
 
 
+def _heads_columns(key: str) -> List[Tuple[str, str]]:
+    return [(key, "string")] + HEADS_COLUMNS[1:]
+
+
+@dataclass(frozen=True)
+class TableKind:
+    """What a state table holds, for the code its two kinds share (backends, heads, plan, loop).
+
+    ``state_columns``: the rows' columns before ``commit_version``; ``key``: the column naming
+    the unit that has generations (``group_id``, ``cluster_id``); ``strategy_column``: what
+    computed a row; ``owner_column``: a column whose null marks a pending cooperative transfer
+    (None: never pending); ``statuses``: the values of ``status``; ``file_order``: the sort of
+    the rows within a data file; ``stat_columns``: columns with min/max statistics in the log.
+
+    Example::
+
+        REPLICAS.key, REPLICAS.columns[-1]     # ('cluster_id', ('commit_version', 'bigint'))
+    """
+
+    name: str
+    state_columns: Tuple[Tuple[str, str], ...]
+    key: str
+    strategy_column: str
+    owner_column: Optional[str]
+    statuses: Tuple[str, ...]
+    file_order: Tuple[str, ...]
+    stat_columns: Tuple[str, ...]
+    description: str
+
+    @property
+    def columns(self) -> List[Tuple[str, str]]:
+        """The table's columns in order: the state columns, then the partition column."""
+        return list(self.state_columns) + [(PARTITION_COLUMN, "bigint")]
+
+    @property
+    def names(self) -> List[str]:
+        """The table's column names in order."""
+        return [n for n, _ in self.columns]
+
+    @property
+    def heads_columns(self) -> List[Tuple[str, str]]:
+        """The heads' columns: :data:`HEADS_COLUMNS` keyed by this kind's key."""
+        return _heads_columns(self.key)
+
+    def ddl(self) -> str:
+        """Spark DDL of the table's columns."""
+        return spark_ddl(self.columns)
+
+    def arrow(self) -> pa.Schema:
+        """Arrow schema of the table's columns."""
+        return arrow_schema(self.columns)
+
+
+#: Consumer-group assignments (``AssignmentTable``): one row per partition per group per generation.
+ASSIGNMENTS = TableKind(
+    "assignments", tuple(STATE_COLUMNS), "group_id", "strategy", "member_id", STATUSES, FILE_ORDER,
+    ("group_id", "generation", "member_id", "topic", "partition", "status"),
+    "spark-assign: Kafka partition assignments, one row per partition per group per generation")
+#: Replica placements (``ReplicaTable``): one row per replica per cluster per generation.
+REPLICAS = TableKind(
+    "replicas", tuple(REPLICA_STATE_COLUMNS), "cluster_id", "method", None, REPLICA_STATUSES,
+    ("cluster_id", "generation", "topic", "partition", "replica_index"),
+    ("cluster_id", "generation", "topic", "partition", "broker_id", "status"),
+    "spark-assign: Kafka replica placements, one row per replica per cluster per generation")
+
+
 def arrow_schema(columns: List[Tuple[str, str]] = TABLE_COLUMNS) -> pa.Schema:
     """Arrow schema of ``columns``; timestamps are UTC microseconds (Delta protocol 1/2, no timestampNtz)."""
     return inputs.arrow_schema(columns)
@@ -78,8 +152,9 @@ def spark_ddl(columns: List[Tuple[str, str]] = TABLE_COLUMNS) -> str:
     return inputs.spark_ddl(columns)
 
 
-def heads_ddl() -> str:
-    return spark_ddl(HEADS_COLUMNS)
+def heads_ddl(kind: Optional["TableKind"] = None) -> str:
+    """Spark DDL of the heads of ``kind`` (default: assignments, keyed by ``group_id``)."""
+    return spark_ddl(kind.heads_columns if kind is not None else HEADS_COLUMNS)
 
 
 def heads_name(version: int, tag: str) -> str:
@@ -144,8 +219,8 @@ def check_new_table_folder(location: str) -> None:
                               "empty or new folder of its own")
 
 
-def in_files(rows, num_files: int):
-    """``rows`` laid out for ``num_files`` data files: ranges of groups, each file sorted by
-    group, generation, topic and partition (one file: no range shuffle)."""
-    spread = rows.coalesce(1) if num_files == 1 else rows.repartitionByRange(num_files, "group_id")
-    return spread.sortWithinPartitions(*FILE_ORDER)
+def in_files(rows, num_files: int, kind: TableKind = ASSIGNMENTS):
+    """``rows`` laid out for ``num_files`` data files: ranges of the kind's units, each file
+    sorted by its ``file_order`` (unit, generation, topic, partition, ...; one file: no range shuffle)."""
+    spread = rows.coalesce(1) if num_files == 1 else rows.repartitionByRange(num_files, kind.key)
+    return spread.sortWithinPartitions(*kind.file_order)

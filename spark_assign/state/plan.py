@@ -6,7 +6,9 @@ in Spark jobs:
 * :func:`plan` hashes each group's inputs (the only pass over all
   subscriptions), compares them with the heads and brings the *changed*
   groups to the driver (id, fingerprint, head) with the fleet's group count,
-  in one query. Every later step selects those groups with constants in the
+  in one query. Its second half, :func:`changed_units`, takes one text per
+  input row of any table kind (a replica table's clusters hash their topic
+  and broker rows the same way). Every later step selects those groups with constants in the
   query plan (no Spark job to broadcast them; a broadcast join past
   :data:`LITERAL_GROUPS`), reads only the partitions holding their latest
   generations, and needs no further count;
@@ -20,6 +22,7 @@ in Spark jobs:
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -28,14 +31,14 @@ import pyarrow.compute as pc
 from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
-from ..errors import InvalidInputError
+from ..errors import EmptyInputWarning, InvalidInputError, MissingTopicWarning, NegativeGenerationWarning
 from ..schema import STATUSES
 from ..spark.inputs import local_frame
 from ..spark.wire import with_topic_metadata
-from .layout import PARTITION_COLUMN
+from .layout import ASSIGNMENTS, PARTITION_COLUMN, TableKind
 
-__all__ = ["ChangedGroup", "Plan", "Outcome", "plan", "outcome_of", "only_groups", "only_heads",
-           "with_fingerprints", "in_groups", "ids_frame", "LITERAL_GROUPS"]
+__all__ = ["ChangedGroup", "Plan", "Outcome", "plan", "changed_units", "outcome_of", "only_groups", "only_heads",
+           "with_fingerprints", "with_unit_values", "in_groups", "warn_about_input", "ids_frame", "sql_string", "LITERAL_GROUPS", "FIELD_SEP", "NULL_MARK"]
 
 
 #: Up to this many groups, selecting them is an ``IN`` list in the query plan, which Spark
@@ -70,6 +73,8 @@ class Plan:
     changed: Dict[str, ChangedGroup]
     missing_groups: int = 0
     missing_topics: List[str] = field(default_factory=list)
+    #: Groups with claims whose generation is negative but not -1 (they count as carrying none).
+    negative_generation_groups: int = 0
 
     @property
     def everything(self) -> bool:
@@ -95,31 +100,40 @@ class Plan:
 
 @dataclass
 class Outcome:
-    """Per written group ``(generation, pending)``, and the rows per status."""
+    """Per written unit (group, cluster) ``(generation, pending)``, and the rows per status
+    (every status of the table's kind, zeros included)."""
 
     groups: Dict[str, Tuple[int, bool]] = field(default_factory=dict)
     counts: Dict[str, int] = field(default_factory=lambda: {s: 0 for s in STATUSES})
 
+    @classmethod
+    def of(cls, kind: TableKind) -> "Outcome":
+        """An empty outcome counting ``kind``'s statuses."""
+        return cls(counts={s: 0 for s in kind.statuses})
+
     def add(self, groups: Mapping[str, Sequence], counts: Mapping[str, int]) -> None:
-        """Merge one file's report (a group split over two files is merged too)."""
+        """Merge one file's report (a unit split over two files is merged too)."""
         for g, (gen, pending) in groups.items():
             old = self.groups.get(g)
             self.groups[g] = (int(gen), bool(pending)) if old is None else \
                 (max(old[0], int(gen)), old[1] or bool(pending))
-        for s in STATUSES:
-            self.counts[s] += int(counts.get(s, 0))
+        for s, n in counts.items():
+            self.counts[s] = self.counts.get(s, 0) + int(n)
 
     def add_json(self, groups: str, counts: str) -> None:
         self.add(json.loads(groups), json.loads(counts))
 
-    def add_arrow(self, rows: pa.Table) -> None:
-        """Add rows of the state table: per group its generation and whether a partition is
-        unowned (a pending transfer), and rows per status."""
-        per_group = rows.group_by("group_id").aggregate([
-            ("generation", "max"), ("member_id", "count", pc.CountOptions(mode="only_null"))])
-        groups = {g: (gen, unowned > 0) for g, gen, unowned in zip(
-            per_group.column("group_id").to_pylist(), per_group.column("generation_max").to_pylist(),
-            per_group.column("member_id_count").to_pylist())}
+    def add_arrow(self, rows: pa.Table, kind: TableKind = ASSIGNMENTS) -> None:
+        """Add rows of a state table of ``kind``: per unit its generation and whether a row has
+        no owner (a pending transfer; never for a kind without ``owner_column``), and rows per status."""
+        owner = kind.owner_column
+        aggregates: List[tuple] = [("generation", "max")]
+        if owner is not None:
+            aggregates.append((owner, "count", pc.CountOptions(mode="only_null")))
+        per_unit = rows.group_by(kind.key).aggregate(aggregates)
+        unowned = per_unit.column(f"{owner}_count").to_pylist() if owner is not None else [0] * per_unit.num_rows
+        groups = {g: (gen, n > 0) for g, gen, n in zip(
+            per_unit.column(kind.key).to_pylist(), per_unit.column("generation_max").to_pylist(), unowned)}
         counts = pc.value_counts(rows.column("status"))
         self.add(groups, dict(zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist())))
 
@@ -129,27 +143,16 @@ def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy
     """The groups to recompute: new ones, those whose input fingerprint or strategy changed,
     those waiting for a cooperative transfer, or all when ``force``.
 
-    One query, two Spark jobs (a shuffle by group, then the collect): each
-    subscription row is hashed where it is read, the hashes are summed per
-    group with the group's head beside them (a union, not a join: no
-    broadcast), and only the changed groups reach the driver; the fleet's
-    group count is observed on the way. Sums of hashes need no sort and are
-    partly aggregated before the shuffle.
-
-    ``partitions`` (the rows a group's new generation will have) is bounded
-    from above: the sum, over the group's subscription rows, of the topic's
-    partitions (exact when each topic has one subscriber; at most the member
-    count times too high). It sizes the work: the driver path, tasks, files.
+    One query, two Spark jobs (see :func:`changed_units`). ``partitions`` (the
+    rows a group's new generation will have) is bounded from above: the sum,
+    over the group's subscription rows, of the topic's partitions (exact when
+    each topic has one subscriber; at most the member count times too high).
+    It sizes the work: the driver path, tasks, files.
 
     A group's fingerprint covers everything its assignment depends on: per
     subscription row the member, topic, static id, rack, claimed partitions
     and claim generation, the topic's partition count, metadata rows and
-    replica racks; plus the strategy. It is a multiset hash: each row's text
-    is hashed twice (xxhash64 with two prefixes), the four 32-bit halves are
-    summed over the group's rows (no overflow below 2^31 rows a group), and
-    the sums, the row count and the strategy are hashed with SHA-256. Row
-    order does not matter; a changed, added, removed or repeated row changes
-    it (up to a 2^-128 chance). ``topic_counts``: the topics as a checked
+    replica racks; plus the strategy. ``topic_counts``: the topics as a checked
     dict, when given so (see :func:`~spark_assign.spark.wire.with_topic_metadata`).
     """
     # Written as SQL text: one call into the JVM per expression instead of one per function.
@@ -160,38 +163,72 @@ def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy
                   if "owned_partitions" in present else "''")
     fields += ["coalesce(cast(_num_partitions AS string), '?')", "cast(_metadata_rows AS string)",
                "coalesce(_racks, '')"]
-    text = f"concat_ws('{FIELD_SEP}', {', '.join(fields)})"
-    inputs = with_topic_metadata(subscriptions, topics, topic_counts, racks=True).selectExpr(
-        "group_id", "greatest(coalesce(_num_partitions, 0), 0) AS _n",
+    odd_generation = "CASE WHEN generation < -1 THEN 1 END" if "generation" in present else "CAST(NULL AS int)"
+    rows = with_topic_metadata(subscriptions, topics, topic_counts, racks=True).selectExpr(
+        "group_id", f"concat_ws('{FIELD_SEP}', {', '.join(fields)}) AS _text",
+        "greatest(coalesce(_num_partitions, 0), 0) AS _n",
         # missing: no count, or 0 (a negative count is an input error, raised by the compute stage)
         "CASE WHEN topic IS NOT NULL AND coalesce(_num_partitions, 0) = 0 THEN topic END AS _missing",
-        *[f"{half.format(f'xxhash64({seed}, {text})')} AS {lane}" for (seed, half), lane in zip(_HALVES, _LANES)],
+        f"{odd_generation} AS _odd_generation")
+    also = f"coalesce(_pending, false) OR _strategy != {sql_string(strategy)}"
+    return changed_units(rows, heads, strategy, force, also)
+
+
+def changed_units(rows: DataFrame, heads: DataFrame, salt: str, force: bool, also_changed: str = "false",
+                  key: str = "group_id") -> Plan:
+    """The units (groups, clusters) to recompute: new ones, those whose fingerprint changed,
+    those for which ``also_changed`` (SQL over the head's ``_pending``, ``_strategy``) holds,
+    or all when ``force``.
+
+    ``rows``: one row per input row of a unit: ``key``, ``_text`` (the row's fields as text),
+    ``_n`` (rows it adds to the unit's next generation, an upper bound is fine),
+    ``_missing`` (a topic name the metadata lacks, else null) and ``_odd_generation`` (1 for a
+    claim of a negative generation other than -1, else null; always null for replica rows).
+
+    One query, two Spark jobs (a shuffle by unit, then the collect): each
+    row is hashed where it is read, the hashes are summed per unit with the
+    unit's head beside them (a union, not a join: no broadcast), and only the
+    changed units reach the driver; the fleet's unit count is observed on the
+    way. Sums of hashes need no sort and are partly aggregated before the shuffle.
+
+    The fingerprint is a multiset hash: each row's text is hashed twice
+    (xxhash64 with two seeds), the four 32-bit halves are summed over the
+    unit's rows (no overflow below 2^31 rows a unit), and the sums, the row
+    count and ``salt`` (the strategy, or a replica table's method settings)
+    are hashed with SHA-256. Row order does not matter; a changed, added,
+    removed or repeated row changes it (up to a 2^-128 chance).
+    """
+    inputs = rows.selectExpr(
+        key, "_n", "_missing", "_odd_generation",
+        *[f"{half.format(f'xxhash64({seed}, _text)')} AS {lane}" for (seed, half), lane in zip(_HALVES, _LANES)],
         *[f"CAST(NULL AS {t}) AS {n}" for n, t in _HEAD])
-    held = heads.selectExpr("group_id", "CAST(NULL AS int) AS _n", "CAST(NULL AS string) AS _missing",
+    held = heads.selectExpr(key, "CAST(NULL AS int) AS _n", "CAST(NULL AS string) AS _missing",
+                            "CAST(NULL AS int) AS _odd_generation",
                             *[f"CAST(NULL AS bigint) AS {lane}" for lane in _LANES],
                             *[f"`{c}` AS {n}" for (n, _), c in zip(_HEAD, _HEAD_SOURCES)])
     sums = ", ".join([f"sum({lane})" for lane in _LANES] + [f"count({_LANES[0]})"])
-    groups = inputs.unionByName(held).groupBy("group_id").agg(*[F.expr(e) for e in [
+    groups = inputs.unionByName(held).groupBy(key).agg(*[F.expr(e) for e in [
         f"count({_LANES[0]}) AS _rows",
-        f"sha2(concat_ws(':', '{strategy}', {sums}), 256) AS input_fingerprint",
+        f"sha2(concat_ws(':', {sql_string(salt)}, {sums}), 256) AS input_fingerprint",
         "coalesce(sum(_n), 0) AS partitions",
-        "max(_missing) AS _missing",
+        "max(_missing) AS _missing", "max(_odd_generation) AS _odd_generation",
         *[f"max({n}) AS {n}" for n, _ in _HEAD]]])
     observed = Observation("spark_assign_plan")
     groups = groups.where("_rows > 0").observe(
         observed, F.expr("count(1) AS groups"), F.expr("count(_missing) AS missing_groups"),
-        F.expr("slice(array_sort(collect_set(_missing)), 1, 5) AS missing_topics"))
-    changed = (f"{str(bool(force)).lower()} OR _fp IS NULL OR _fp != input_fingerprint"
-               f" OR coalesce(_pending, false) OR _strategy != '{strategy}'")
-    rows = groups.where(f"coalesce({changed}, true)").select(
-        "group_id", "input_fingerprint", "partitions", "_generation", "_commit", "_fp", "_empty").collect()
+        F.expr("slice(array_sort(collect_set(_missing)), 1, 5) AS missing_topics"),
+        F.expr("count(_odd_generation) AS negative_generation_groups"))
+    changed = f"{str(bool(force)).lower()} OR _fp IS NULL OR _fp != input_fingerprint OR {also_changed}"
+    found = groups.where(f"coalesce({changed}, true)").select(
+        key, "input_fingerprint", "partitions", "_generation", "_commit", "_fp", "_empty").collect()
     out: Dict[str, ChangedGroup] = {}
-    for e in rows:
+    for e in found:
         if e[0] is None:
-            raise InvalidInputError("null group_id", column="group_id")
+            raise InvalidInputError(f"null {key}", column=key)
         out[e[0]] = ChangedGroup(e[1], int(e[2] or 0), e[3], e[4], e[5], bool(e[6]))
     metrics = observed.get
-    return Plan(int(metrics["groups"]), out, int(metrics["missing_groups"]), list(metrics["missing_topics"] or []))
+    return Plan(int(metrics["groups"]), out, int(metrics["missing_groups"]), list(metrics["missing_topics"] or []),
+                int(metrics["negative_generation_groups"]))
 
 
 #: What the plan takes from a group's head: (name in the plan, type), and the heads column.
@@ -206,61 +243,97 @@ _HALVES = [(1, "{} & 4294967295"), (1, "shiftrightunsigned({}, 32)"),
            (2, "{} & 4294967295"), (2, "shiftrightunsigned({}, 32)")]
 
 
-def ids_frame(spark, ids: Sequence[str]) -> DataFrame:
-    """``ids`` as a one-column local relation ``group_id`` (joined or broadcast without a job)."""
-    return local_frame(spark, [("group_id", "string")], {"group_id": list(ids)})
+def ids_frame(spark, ids: Sequence[str], key: str = "group_id") -> DataFrame:
+    """``ids`` as a one-column local relation ``key`` (joined or broadcast without a job)."""
+    return local_frame(spark, [(key, "string")], {key: list(ids)})
 
 
-def _string(value: str) -> str:
+def sql_string(value: str) -> str:
     """``value`` as a SQL string literal, hex-encoded: any text is safe in it."""
     return f"CAST(X'{value.encode('utf-8').hex()}' AS STRING)"
 
 
-def in_groups(ids: Sequence[str]) -> str:
-    """SQL: ``group_id`` is one of ``ids`` (Spark evaluates a long ``IN`` list as a hash set)."""
-    return f"group_id IN ({', '.join(_string(g) for g in ids)})"
+def in_groups(ids: Sequence[str], key: str = "group_id") -> str:
+    """SQL: ``key`` is one of ``ids`` (Spark evaluates a long ``IN`` list as a hash set)."""
+    return f"`{key}` IN ({', '.join(sql_string(g) for g in ids)})"
 
 
-def only_groups(df: DataFrame, p: Plan, ids: Sequence[str]) -> DataFrame:
-    """The rows of ``df`` of the groups ``ids``: an ``IN`` filter for a few thousand groups (one
-    SQL expression, which Spark turns into a hash set; no job), a broadcast semi-join beyond."""
+def only_groups(df: DataFrame, p: Plan, ids: Sequence[str], key: str = "group_id") -> DataFrame:
+    """The rows of ``df`` of the units ``ids`` (in column ``key``): an ``IN`` filter for a few
+    thousand (one SQL expression, which Spark turns into a hash set; no job), a broadcast
+    semi-join beyond."""
     if not ids:
         return df.where(F.lit(False))
     if len(ids) <= LITERAL_GROUPS:
-        return df.where(F.expr(in_groups(ids)))
-    return df.join(F.broadcast(ids_frame(df.sparkSession, ids)), "group_id", "left_semi")
+        return df.where(F.expr(in_groups(ids, key)))
+    return df.join(F.broadcast(ids_frame(df.sparkSession, ids, key)), key, "left_semi")
 
 
-def only_heads(df: DataFrame, p: Plan, ids: Sequence[str]) -> DataFrame:
-    """The rows of ``df`` in the latest generation of the groups ``ids`` (those that have one)."""
+def only_heads(df: DataFrame, p: Plan, ids: Sequence[str], key: str = "group_id") -> DataFrame:
+    """The rows of ``df`` in the latest generation of the units ``ids`` (those that have one)."""
     keep = p.latest(ids)
     if not keep:
         return df.where(F.lit(False))
     if len(keep) <= LITERAL_GROUPS:
-        pairs = ", ".join(f"named_struct('g', {_string(g)}, 'n', {int(n)})" for g, n in keep.items())
-        return df.where(F.expr(f"named_struct('g', group_id, 'n', generation) IN ({pairs})"))
-    heads = local_frame(df.sparkSession, [("group_id", "string"), ("generation", "int")],
-                        {"group_id": list(keep), "generation": list(keep.values())})
-    return df.join(F.broadcast(heads), ["group_id", "generation"], "left_semi")
+        pairs = ", ".join(f"named_struct('g', {sql_string(g)}, 'n', {int(n)})" for g, n in keep.items())
+        return df.where(F.expr(f"named_struct('g', `{key}`, 'n', generation) IN ({pairs})"))
+    heads = local_frame(df.sparkSession, [(key, "string"), ("generation", "int")],
+                        {key: list(keep), "generation": list(keep.values())})
+    return df.join(F.broadcast(heads), [key, "generation"], "left_semi")
 
 
-def with_fingerprints(df: DataFrame, p: Plan, ids: Sequence[str]) -> DataFrame:
-    """``df`` (rows of the groups ``ids`` only) with each group's ``input_fingerprint``: a map
-    constant for a few groups (a lookup in a map literal scans its keys), a broadcast join beyond."""
-    if len(ids) <= LOOKUP_GROUPS:
-        lookup = F.from_json(F.lit(json.dumps({g: p.changed[g].fingerprint for g in ids})), "map<string,string>")
-        return df.withColumn("input_fingerprint", F.try_element_at(lookup, F.col("group_id")))
-    fps = local_frame(df.sparkSession, [("group_id", "string"), ("input_fingerprint", "string")],
-                      {"group_id": list(ids), "input_fingerprint": [p.changed[g].fingerprint for g in ids]})
-    return df.join(F.broadcast(fps), "group_id")
+def with_fingerprints(df: DataFrame, p: Plan, ids: Sequence[str], key: str = "group_id") -> DataFrame:
+    """``df`` (rows of the units ``ids`` only) with each unit's ``input_fingerprint``."""
+    return with_unit_values(df, {g: p.changed[g].fingerprint for g in ids}, "input_fingerprint", "string", key)
 
 
-def outcome_of(rows: DataFrame) -> Outcome:
-    """The :class:`Outcome` of ``rows`` computed by Spark (for engines whose writers do not report it)."""
-    per_group = rows.groupBy("group_id").agg(
-        F.max("generation").alias("generation"), F.max(F.col("member_id").isNull()).alias("pending"),
-        *[F.sum((F.col("status") == s).cast("long")).alias(s) for s in STATUSES]).collect()
-    out = Outcome()
-    for r in per_group:
-        out.add({r["group_id"]: (r["generation"], r["pending"])}, {s: r[s] or 0 for s in STATUSES})
+def with_unit_values(df: DataFrame, values: Mapping[str, object], name: str, sql_type: str,
+                     key: str = "group_id") -> DataFrame:
+    """``df`` (rows of the units of ``values`` only) with a column ``name`` of type ``sql_type``
+    holding each unit's value: a map constant for a few units (a lookup in a map literal scans
+    its keys), a broadcast join beyond."""
+    if len(values) <= LOOKUP_GROUPS:
+        lookup = F.from_json(F.lit(json.dumps(dict(values))), f"map<string,{sql_type}>")
+        return df.withColumn(name, F.try_element_at(lookup, F.col(key)))
+    table = local_frame(df.sparkSession, [(key, "string"), (name, sql_type)],
+                        {key: list(values), name: list(values.values())})
+    return df.join(F.broadcast(table), key)
+
+
+def outcome_of(rows: DataFrame, kind: TableKind = ASSIGNMENTS) -> Outcome:
+    """The :class:`Outcome` of ``rows`` (of a table of ``kind``) computed by Spark (for engines
+    whose writers do not report it)."""
+    pending = F.max(F.col(kind.owner_column).isNull()) if kind.owner_column else F.lit(False)
+    per_unit = rows.groupBy(kind.key).agg(
+        F.max("generation").alias("generation"), pending.alias("pending"),
+        *[F.sum((F.col("status") == s).cast("long")).alias(s) for s in kind.statuses]).collect()
+    out = Outcome.of(kind)
+    for r in per_unit:
+        out.add({r[kind.key]: (r["generation"], r["pending"])}, {s: r[s] or 0 for s in kind.statuses})
     return out
+
+
+def warn_about_input(todo: Plan, location: str, source: str = "subscriptions") -> int:
+    """Warn about likely mistakes that Kafka allows (see :mod:`spark_assign.errors`); the number
+    of warnings given: an :class:`~spark_assign.errors.EmptyInputWarning` for an input (``source``)
+    without rows, a :class:`~spark_assign.errors.MissingTopicWarning` for groups subscribing to
+    topics the metadata lacks or gives 0 partitions, a
+    :class:`~spark_assign.errors.NegativeGenerationWarning` for groups with claims of a negative
+    generation other than -1."""
+    if todo.groups == 0:
+        warnings.warn(EmptyInputWarning(f"the {source} have no rows: nothing to assign, {location} "
+                                        "is left as it was"), stacklevel=5)
+        return 1
+    given = 0
+    if todo.missing_groups:
+        shown = ", ".join(map(repr, todo.missing_topics)) + (" ..." if len(todo.missing_topics) == 5 else "")
+        warnings.warn(MissingTopicWarning(
+            f"{todo.missing_groups} of {todo.groups} groups subscribe to topics missing from the metadata or "
+            f"with 0 partitions, which get no partitions: {shown}"), stacklevel=5)
+        given += 1
+    if todo.negative_generation_groups:
+        warnings.warn(NegativeGenerationWarning(
+            f"{todo.negative_generation_groups} of {todo.groups} groups have claims with a negative generation "
+            "other than -1, which count as carrying no generation, as in Kafka"), stacklevel=5)
+        given += 1
+    return given

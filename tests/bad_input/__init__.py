@@ -17,9 +17,12 @@ SQL table functions, ``kafka_partition``, ``CALL``), ``test_state_table.py``
 4. that no stack comes with it: ``str(error)`` holds no ``Traceback``,
    ``at org.apache`` nor ``Py4JJavaError``.
 
-The ``test_*_stderr`` tests (one per Spark surface) run a batch of these
-cases again in a child process (``python -m tests.bad_input.child SURFACE``,
-a fresh ``local_session``) and check what each case wrote to the process's
-stderr; they are not counted as bad-input cases. Cases the product still gets
-wrong are ``xfail(strict=True)`` with the fix they need in the reason.
+The Spark surfaces' cases (DataFrame, SQL, state) run in one child process
+per surface (``python -m tests.bad_input.child SURFACE KEY...``, a fresh
+``local_session``, file descriptor 2 pointed at a file before Spark starts),
+which runs each case's check and captures what the case wrote to stderr; each
+pytest case asserts the child's report for it, so every one of them also
+checks point 4 on stderr (plus no ``ERROR Executor`` line). See
+``tests/bad_input/stderr.py``. Cases the product still gets wrong are
+``xfail(strict=True)`` with the fix they need in the reason.
 """

@@ -32,3 +32,18 @@ def assert_clean(error: BaseException, name: Optional[str]) -> str:
 def xfail(reason: str) -> pytest.MarkDecorator:
     """A case the product still gets wrong; ``reason`` says where the fix belongs."""
     return pytest.mark.xfail(strict=True, reason=reason)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Tell the children which cases this run selected (``-k``, node ids): a case is the
+    parameter ``case`` of a test in a module with a ``SURFACE`` (see stderr.py). Cases that
+    a ``skipif`` skips are left out."""
+    from .stderr import SELECTED
+
+    SELECTED.clear()
+    for item in session.items:
+        surface = getattr(getattr(item, "module", None), "SURFACE", None)
+        key = getattr(getattr(item, "callspec", None), "params", {}).get("case")
+        skipped = any(m.name == "skipif" and m.args and m.args[0] for m in item.iter_markers())
+        if surface and isinstance(key, str) and not skipped:
+            SELECTED.setdefault(surface, []).append(key)

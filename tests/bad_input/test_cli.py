@@ -30,6 +30,18 @@ def simulate(*extra):
     return ["simulate", "--table", "{tmp}/t", *extra]
 
 
+def replicas(*extra, brokers="1,2,3"):
+    """argv of ``replicas place`` with inline topics and brokers, then ``extra``."""
+    return ["replicas", "place", "--topics", "orders=6", "--brokers", brokers, "--replication-factor", "2", *extra]
+
+
+def current(partitions):
+    """A ``--current`` file holding the reassignment JSON ``{"version": 1, "partitions": ...}``."""
+    import json
+
+    return ("file", "current.json", json.dumps({"version": 1, "partitions": partitions}))
+
+
 def scenario(text, name="s.yaml"):
     return ["simulate", "--scenario", ("file", name, text), "--table", "{tmp}/t"]
 
@@ -77,6 +89,42 @@ BEFORE_SPARK = [
     pytest.param(["history", "--table", "{tmp}/t"], "no such table", id="history-of-missing-table"),
     pytest.param(["report", "--table", "{tmp}/t", "--out", "{tmp}/r.html", "--top", "0"], "--top",
                  id="report-top-zero"),
+    pytest.param(["replicas", "place", "--topics", "orders=6"], "--brokers", id="replicas-without-brokers"),
+    pytest.param(["replicas"], "<action>", id="replicas-without-action"),
+    pytest.param(replicas("--method", "fastest"), "fastest", id="replicas-method-unknown"),
+    pytest.param(replicas("--method", "sticky"), "--method", id="replicas-method-sticky-places-nothing-new"),
+    pytest.param(replicas("--reassign", "stikcy"), "stikcy", id="replicas-reassign-unknown"),
+    pytest.param(replicas("--rack-aware", "always"), "--rack-aware", id="replicas-rack-aware-unknown"),
+    pytest.param(replicas("--replication-factor", "0"), "--replication-factor", id="replicas-rf-zero"),
+    pytest.param(replicas(brokers="1,2,1"), "broker 1 appears twice", id="replicas-inline-broker-twice"),
+    pytest.param(replicas(brokers="1:a,2:"), "empty rack", id="replicas-inline-broker-empty-rack"),
+    pytest.param(replicas(brokers="1,99999999999"), "--brokers", id="replicas-inline-broker-above-kafka-limit"),
+    pytest.param(["replicas", "place", "--brokers", "1,2"], "--topics", id="replicas-without-topics-or-current"),
+    pytest.param(replicas("--current", "{tmp}/none.json"), "--current", id="replicas-current-missing-file"),
+    pytest.param(replicas("--current", ("file", "c.json", '{"version": 1, "partitions": [')), "--current",
+                 id="replicas-current-not-json"),
+    pytest.param(replicas("--current", current([])), "--current", id="replicas-current-empty-list"),
+    pytest.param(replicas("--current", ("file", "c.json", '{"version": 2, "partitions": []}')), "version 2",
+                 id="replicas-current-version-2"),
+    pytest.param(replicas("--current", current([{"topic": "orders", "partition": 0, "replicas": [1, 2]},
+                                                {"topic": "orders", "partition": 0, "replicas": [2, 3]}])),
+                 "orders-0 is listed twice", id="replicas-current-partition-twice"),
+    pytest.param(replicas("--current", current([{"topic": "orders", "partition": 0, "replicas": [1, 1]}])),
+                 "broker 1 is listed twice", id="replicas-current-broker-twice-in-a-partition"),
+    pytest.param(replicas("--current", current([{"topic": "orders", "partition": 0, "replicas": []}])),
+                 "replicas", id="replicas-current-empty-replicas"),
+    pytest.param(replicas("--current", current([{"topic": "orders", "partition": -1, "replicas": [1]}])),
+                 "partition", id="replicas-current-negative-partition"),
+    pytest.param(replicas("--current", current([{"topic": "orders", "partition": 0, "replicas": [1, 2],
+                                                 "log_dirs": ["any"]}])), "log_dirs",
+                 id="replicas-current-log-dirs-length"),
+    pytest.param(replicas("--current", current([{"topic": "orders", "partition": 0, "replicas": [1]}]),
+                          "--table", "{tmp}/t"), "--current and --table", id="replicas-current-with-table"),
+    pytest.param(["replicas", "place", "--topics", ("file", "topics.csv", "cluster_id,topic,num_partitions\n"
+                                                    "eu,orders,6\n"), "--brokers", "1,2,3", "--table", "{tmp}/t",
+                  "--json", "{tmp}/moves.json"], "--cluster", id="replicas-json-of-a-fleet-without-cluster"),
+    pytest.param(replicas("--json", "{tmp}/nowhere/moves.json"), "--json", id="replicas-json-folder-missing"),
+    pytest.param(["replicas", "history", "--table", "{tmp}/t"], "no such table", id="replicas-history-missing-table"),
 ]
 
 WITH_SPARK = [
@@ -106,6 +154,16 @@ WITH_SPARK = [
     pytest.param(rebalance(subs=("file", "s.json", '{"group_id": "g", "member_id": 123, "topic": "orders"}\n')),
                  "member_id", id="json-member-id-number"),
     pytest.param(rebalance(topics="orders=-3"), "orders=-3", id="inline-topics-negative-is-no-table-name"),
+    pytest.param(replicas("--table", "{tmp}/t", brokers=("file", "b.csv", "broker_id,rack\n1,a\n2,b\n1,c\n")),
+                 "broker_id", id="replicas-csv-broker-twice"),
+    pytest.param(replicas("--table", "{tmp}/t", brokers=("file", "b.csv", "broker_id,fenced\n1,false\n2,maybe\n")),
+                 "fenced", id="replicas-csv-fenced-not-a-boolean"),
+    pytest.param(replicas("--table", "{tmp}/t", "--method", "admin-utils",
+                          brokers=("file", "b.csv", "broker_id,rack\n1,a\n2,\n3,c\n")),
+                 "rack", id="replicas-csv-racks-on-some-brokers-only"),
+    pytest.param(replicas("--table", "{tmp}/t", brokers="1"), "replication factor", id="replicas-rf-above-brokers"),
+    pytest.param(replicas("--current", current([{"topic": "orders", "partition": 7, "replicas": [1, 2]}])),
+                 "partition", id="replicas-current-partition-beyond-the-topic"),
 ]
 
 

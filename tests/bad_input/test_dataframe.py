@@ -3,8 +3,9 @@
 Schema and argument mistakes fail on the call; data mistakes fail the job,
 whose action raises ``InvalidInputError`` (group, column, rows). Each case
 asserts the exception type, that the message names the column or argument,
-that the action returned no rows, and that the message holds no stack. One
-more test runs a batch of these cases in a child process and reads its stderr.
+that the action returned no rows, and that neither the message nor stderr
+holds a stack: the cases run in a child process that captures its stderr
+(see stderr.py).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import spark_assign  # noqa: F401  (adds DataFrame.assign_partitions)
 from spark_assign.errors import InvalidInputError, SchemaError, UnknownStrategyError
 
 from .conftest import assert_clean
-from .stderr import check_child_case, child_cases
+from .stderr import case_params, checks, run_in_child
 
 pytestmark = pytest.mark.spark
+SURFACE = "dataframe"
 
 S = "group_id string, member_id string, topic string"
 OWN = S + ", owned_partitions array<int>, generation int"
@@ -134,13 +136,20 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("attempt,error,name", CASES)
-def test_bad_input(spark, attempt, error, name):
+def check(spark, tmp_path, attempt, error, name):
     rows = None
     with pytest.raises(error) as info:
         rows = attempt(spark)
     assert rows is None                                  # nothing came out
     assert_clean(info.value, name)
+
+
+CHECKS = checks(CASES, "call", check)
+
+
+@pytest.mark.parametrize("case", case_params(CASES, "call"))
+def test_bad_input(case):
+    run_in_child(SURFACE, case)
 
 
 def test_topics_frame_with_null_rows_is_kafka_legal(spark):
@@ -149,7 +158,64 @@ def test_topics_frame_with_null_rows_is_kafka_legal(spark):
     assert spark.createDataFrame(GOOD, S).assign_partitions("range", topics=topics).collect() == []
 
 
-@pytest.mark.parametrize("case", child_cases("dataframe"))
-def test_dataframe_stderr(case):
-    """A batch of the cases above in a child process: no stack on its stderr, case by case."""
-    check_child_case("dataframe", case)
+# ------------------------------------------------------------------ assign_replicas: column and rows
+
+RT = "cluster_id string, topic string, num_partitions int, replication_factor int"
+RB = "cluster_id string, broker_id int, rack string"
+RP = "cluster_id string, topic string, partition int, replica_index int, broker_id int"
+THREE = [("c", 1, None), ("c", 2, None), ("c", 3, None)]
+
+
+def replicas(topics, brokers=THREE, previous=None, topics_ddl=RT, brokers_ddl=RB, **kw):
+    """A case: ``assign_replicas`` of ``topics`` on ``brokers`` (rows), collected."""
+    def attempt(spark):
+        prev = None if previous is None else spark.createDataFrame(previous, RP)
+        out = spark.createDataFrame(topics, topics_ddl).assign_replicas(
+            spark.createDataFrame(brokers, brokers_ddl), previous=prev, **kw)
+        return out.collect()
+    return attempt
+
+
+REPLICA_CASES = [
+    pytest.param(replicas([("c", "t", 2, 1)], THREE + [("c", 2, None)]), "broker_id", [2], id="duplicate-broker-id"),
+    pytest.param(replicas([("c", "t", 2, 1)], THREE + [("c", -4, None)]), "broker_id", [-4], id="negative-broker-id"),
+    pytest.param(replicas([("c", "t", 2, 1), ("c", "u", 2, 0)]), "replication_factor", ["u"], id="rf-zero-in-a-row"),
+    pytest.param(replicas([("c", "t", 2, -1), ("c", "u", 2, 1)], method="admin-utils"), "replication_factor", ["t"],
+                 id="rf-negative-in-a-row"),
+    pytest.param(replicas([("c", "t", 2, 1)], replication_factor=0), "replication_factor", [0], id="rf-zero-argument"),
+    pytest.param(replicas([("c", "t", 2, 4), ("c", "u", 2, 5)]), "replication_factor", ["t", "u"],
+                 id="rf-above-brokers"),
+    pytest.param(replicas([("c", "t", -2, 1)]), "num_partitions", ["t"], id="negative-num-partitions"),
+    pytest.param(replicas([("c", "t", 2, 1)], [("c", 1, "a"), ("c", 2, None), ("c", 3, "b"), ("c", 4, None)],
+                          method="admin-utils"), "rack", [2, 4], id="racks-on-some-brokers"),
+    pytest.param(replicas([("c", "t", 2, 1)], [("c", 1, "a"), ("c", 2, None)], method="sticky",
+                          previous=[("c", "t", 0, 0, 1)]), "rack", [2], id="racks-on-some-brokers-sticky"),
+    pytest.param(replicas([("c", "t", 2, 1)], [("c", 1, "a"), ("c", 2, "")]), "rack", [2], id="empty-rack"),
+    pytest.param(replicas([("c", "t", 2, 2)], method="sticky", previous=[("c", "t", 0, 0, 1), ("c", "t", 0, 1, 1)]),
+                 "broker_id", [("t", 0, 1)], id="previous-same-broker-twice"),
+    pytest.param(replicas([("c", "t", 2, 2)], method="sticky", previous=[("c", "t", 0, 0, 1), ("c", "t", 0, 0, 2)]),
+                 "replica_index", [("t", 0, 0)], id="previous-replica-twice"),
+    pytest.param(replicas([("c", "t", 2, 2)], method="sticky", previous=[("c", "t", 5, 0, 1)]), "partition",
+                 [("t", 5, 0)], id="previous-partition-beyond-count"),
+    pytest.param(replicas([("c", "t", 2, 2)], method="sticky", previous=[("c", "t", 0, 0, None)]), "broker_id",
+                 [("t", 0)], id="previous-null-broker"),
+    pytest.param(replicas([("c", "t", 2, 2)], method="sticky", previous=[("c", "t", 0, 0, -3)]), "broker_id",
+                 [("t", 0, -3)], id="previous-negative-broker"),
+]
+
+
+@pytest.mark.parametrize("attempt,name,rows", REPLICA_CASES)
+def test_bad_replica_input_names_the_column_and_rows(spark, attempt, name, rows):
+    out = None
+    with pytest.raises(InvalidInputError) as info:
+        out = attempt(spark)
+    assert out is None                                   # nothing came out
+    assert_clean(info.value, name)
+    assert info.value.rows == rows
+
+
+def test_an_unknown_broker_in_previous_is_a_broker_that_left(spark):
+    """Kafka-legal, as for ``kafka-reassign-partitions --generate``: the brokers DataFrame lists the
+    brokers to use; replicas on any other broker move (status ``moved``)."""
+    rows = replicas([("c", "t", 1, 2)], method="sticky", previous=[("c", "t", 0, 0, 1), ("c", "t", 0, 1, 9)])(spark)
+    assert sorted((r.broker_id, r.status) for r in rows) in ([(1, "kept"), (2, "moved")], [(1, "kept"), (3, "moved")])

@@ -3,7 +3,9 @@
 Each case asserts the exception type, that the message (and ``column``) names
 the argument or column, that no result came back, and that the message holds
 no stack. Kafka-legal input (stale claims, unknown topics, ``topics={}``) is
-not an error: the last tests pin that it stays accepted.
+not an error: the last tests pin that it stays accepted. Replica placement
+(``place_replicas`` and the fleet's ``place_topics``) has its own table, whose
+cases also check the rows named.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ import warnings
 import numpy as np
 import pytest
 
-from spark_assign.core import Member, assign
-from spark_assign.errors import InvalidInputError, MissingTopicWarning, UnknownStrategyError
+from spark_assign.core import Broker, Member, assign, place_replicas
+from spark_assign.core.replica_fleet import place_topics
+from spark_assign.errors import InvalidInputError, MissingTopicWarning, NegativeGenerationWarning, UnknownStrategyError
 
 from .conftest import assert_clean
 
@@ -145,3 +148,86 @@ def test_stale_claims_are_kafka_legal_and_dropped(owned):
 def test_empty_topics_is_kafka_legal_with_a_warning():
     with pytest.warns(MissingTopicWarning):
         assert assign([M("a", ["t"])], {}, "range").assignment == {"a": []}
+
+
+@pytest.mark.parametrize("strategy", ["sticky", "cooperative-sticky"])
+def test_a_negative_generation_reads_as_none_as_in_kafka(strategy):
+    """Kafka's Subscription reads any negative generationId as none (then DEFAULT_GENERATION, -1):
+    -1, what a consumer without a generation sends, passes silently; another negative value
+    reads the same, with a NegativeGenerationWarning. Two claims on one partition without a
+    generation are of one generation: Kafka keeps the partition for neither."""
+    def claims(generation):
+        return [M("a", ["t"], [("t", 0)], generation=generation), M("b", ["t"], [("t", 0)], generation=None)]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        unknown = assign(claims(-1), {"t": 2}, strategy)
+    with pytest.warns(NegativeGenerationWarning, match=r"'a' \(-5\)"):
+        odd = assign(claims(-5), {"t": 2}, strategy)
+    assert "kept" not in unknown.status_names()
+    assert (odd.assignment, odd.revoked, odd.status_names()) == (
+        unknown.assignment, unknown.revoked, unknown.status_names())
+
+
+# ------------------------------------------------------------------ replica placement: column and rows
+
+
+def place(brokers, rf=1, method="admin-utils", partitions=2, **kw):
+    return lambda: place_replicas(brokers, partitions, rf, method=method, **kw)
+
+
+def fleet(brokers, rfs, counts=None, method="striped", **kw):
+    topics = [f"t{i}" for i in range(len(rfs))]
+    return lambda: place_topics(brokers, topics, counts or [1] * len(rfs), rfs, cluster_id="c", method=method, **kw)
+
+
+B3 = [Broker(1), Broker(2), Broker(3)]
+PARTLY = [Broker(1, rack="a"), Broker(2), Broker(3, rack="b"), Broker(4)]
+
+REPLICA_CASES = [
+    pytest.param(place([Broker(1), Broker(2), Broker(1)]), "brokers", [1], id="duplicate-broker-ids"),
+    pytest.param(place([Broker(1), Broker(2), Broker(2), Broker(3), Broker(3)], method="striped"), "brokers", [2, 3],
+                 id="duplicate-broker-ids-striped"),
+    pytest.param(place(B3, rf=0), "replication_factor", [0], id="rf-zero"),
+    pytest.param(place(B3, rf=-1, method="striped"), "replication_factor", [-1], id="rf-negative"),
+    pytest.param(place(B3, rf=True), "replication_factor", [True], id="rf-bool"),
+    pytest.param(place(B3, rf=2.0), "replication_factor", [2.0], id="rf-float"),
+    pytest.param(place(B3, rf=4), "replication_factor", [4], id="rf-above-brokers"),
+    pytest.param(place(PARTLY), "brokers", [2, 4], id="racks-on-some-brokers-admin-utils"),
+    pytest.param(place(PARTLY, method="sticky", previous=[[1], [3]]), "brokers", [2, 4],
+                 id="racks-on-some-brokers-sticky"),
+    pytest.param(place(B3, rf=2, method="sticky", previous=[[1, 1], [2, 3]]), "previous", [0],
+                 id="previous-same-broker-twice"),
+    pytest.param(place(B3, method="sticky", previous=[[1], [-2]]), "previous", [1], id="previous-negative-broker"),
+    pytest.param(place(B3, method="sticky", previous=[[1], [None]]), "previous", [1], id="previous-null-broker"),
+    pytest.param(place(B3, method="sticky", previous=[[1], [2**31]]), "previous", [1],
+                 id="previous-broker-above-int32"),
+    pytest.param(place(B3, method="sticky", previous=[[1]]), "previous", [1], id="previous-fewer-partitions"),
+    pytest.param(place(B3, method="sticky", previous=[[1], [2]], start_partition=5, partitions=3), "previous", [2],
+                 id="previous-fewer-partitions-shifted"),
+    pytest.param(fleet(B3, [1, 0, 2, -1]), "replication_factor", ["t1", "t3"], id="fleet-rf-zero-and-negative"),
+    pytest.param(fleet(B3, [1, 4, 5], method="admin-utils"), "replication_factor", ["t1", "t2"],
+                 id="fleet-rf-above-brokers"),
+    pytest.param(fleet(B3, [1, 1], counts=[-1, 2]), "num_partitions", ["t0"], id="fleet-negative-count"),
+    pytest.param(fleet(PARTLY, [1], method="admin-utils", rack_column="rack"), "rack", [2, 4],
+                 id="fleet-racks-on-some-brokers"),
+    pytest.param(fleet([Broker(1), Broker(1)], [1]), "brokers", [1], id="fleet-duplicate-broker-ids"),
+]
+
+
+@pytest.mark.parametrize("call,name,rows", REPLICA_CASES)
+def test_bad_replica_input_names_the_column_and_rows(call, name, rows):
+    result = None
+    with pytest.raises(InvalidInputError) as info:
+        result = call()
+    assert result is None
+    assert_clean(info.value, name)
+    assert info.value.rows == rows
+
+
+def test_an_unknown_broker_in_previous_is_a_broker_that_left():
+    """Kafka-legal: ``kafka-reassign-partitions --generate`` takes the brokers to use; replicas on
+    any other broker move, even when none of a topic's brokers remains (moving a topic to new
+    brokers is a reassignment like any other). Not an error."""
+    moved = place_replicas(B3, 2, 2, method="sticky", previous=[[1, 9], [8, 7]])
+    assert moved.moved.tolist() == [1, 2] and 9 not in moved.broker_ids

@@ -1,14 +1,18 @@
-"""Bad input to ``AssignmentTable``: arguments, rows, and locations that are no state table.
+"""Bad input to ``AssignmentTable``: arguments, rows, locations that are no state table, damaged tables.
 
 Each case asserts the exception type, that the message names the column or
-argument, that nothing was written (a new location stays absent; an existing
-table keeps its Delta version), and that the message holds no stack. Most
-cases run on the embedded engine; the ``delta-spark`` ones on delta-spark.
+argument (a damaged table: the table), that nothing was written (a new
+location stays absent; an existing table keeps its Delta version and log),
+and that neither the message nor stderr holds a stack: the cases run in a
+child process that captures its stderr (see stderr.py). Most cases run on
+the embedded engine; the ``delta-spark`` ones on delta-spark.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 import pytest
 from deltalake import DeltaTable
@@ -17,11 +21,11 @@ from spark_assign import AssignmentTable
 from spark_assign.errors import InvalidInputError, SchemaError, StateTableError, UnknownStrategyError
 
 from ..delta import jars
-from .child import drop_middle_commit, truncate_data_files
-from .conftest import assert_clean, xfail
-from .stderr import check_child_case, child_cases
+from .conftest import assert_clean
+from .stderr import case_params, checks, run_in_child
 
 pytestmark = pytest.mark.spark
+SURFACE = "state"
 
 S = "group_id string, member_id string, topic string"
 GOOD = [("g", "a", "t")]
@@ -95,8 +99,7 @@ ENGINE_CASES = [pytest.param(EMB, *c.values, id=f"{c.id}-embedded", marks=c.mark
     for c in CASES[:13]]
 
 
-@pytest.mark.parametrize("engine,attempt,error,name", ENGINE_CASES)
-def test_bad_input_on_a_new_location_creates_nothing(spark, tmp_path, engine, attempt, error, name):
+def check_new_location(spark, tmp_path, engine, attempt, error, name):
     path = str(tmp_path / "state")
     out = None
     with pytest.raises(error) as info:
@@ -105,22 +108,36 @@ def test_bad_input_on_a_new_location_creates_nothing(spark, tmp_path, engine, at
     assert_clean(info.value, name)
 
 
-@pytest.fixture(scope="module")
-def existing(spark, tmp_path_factory):
+@pytest.mark.parametrize("case", case_params(ENGINE_CASES, "new"))
+def test_bad_input_on_a_new_location_creates_nothing(case):
+    run_in_child(SURFACE, case)
+
+
+_EXISTING = {}
+
+
+def existing_table(spark) -> str:
     """A state table at version 1 (embedded engine), shared by the cases on an existing table."""
-    path = str(tmp_path_factory.mktemp("existing") / "state")
-    AssignmentTable(spark, path, engine="embedded").rebalance(spark.createDataFrame(GOOD, S), {"t": 3}, "range")
-    return path
+    if spark not in _EXISTING:
+        path = os.path.join(tempfile.mkdtemp(prefix="existing-"), "state")
+        AssignmentTable(spark, path, engine="embedded").rebalance(spark.createDataFrame(GOOD, S), {"t": 3}, "range")
+        _EXISTING[spark] = path
+    return _EXISTING[spark]
 
 
-@pytest.mark.parametrize("attempt,error,name", CASES[:19])
-def test_bad_input_on_an_existing_table_keeps_its_version(spark, existing, attempt, error, name):
+def check_existing(spark, tmp_path, attempt, error, name):
+    existing = existing_table(spark)
     before = version(existing)
     out = None
     with pytest.raises(error) as info:
         out = attempt(spark, existing, "embedded")
     assert out is None and version(existing) == before == 1
     assert_clean(info.value, name)
+
+
+@pytest.mark.parametrize("case", case_params(CASES[:19], "existing"))
+def test_bad_input_on_an_existing_table_keeps_its_version(case):
+    run_in_child(SURFACE, case)
 
 
 # ------------------------------------------------------------------ locations that are no state table
@@ -154,38 +171,75 @@ LOCATIONS = [
 ]
 
 
-@pytest.mark.parametrize("make,action,named", LOCATIONS)
-def test_a_location_that_is_no_state_table(spark, tmp_path, make, action, named):
+def _contents(path):
+    return (os.path.getsize(path) if os.path.isfile(path) else sorted(os.listdir(path)), version(path))
+
+
+def check_location(spark, tmp_path, make, action, named):
     path = str(tmp_path / "state")
     make(path)
-    before = (os.path.getsize(path) if os.path.isfile(path) else sorted(os.listdir(path)), version(path))
+    before = _contents(path)
     target = AssignmentTable(spark, path, engine="embedded")
     out = None
     with pytest.raises(StateTableError) as info:
         out = (target.rebalance(spark.createDataFrame(GOOD, S), {"t": 3}, "range") if action == "rebalance"
                else target.latest())
-    assert out is None
-    assert (os.path.getsize(path) if os.path.isfile(path) else sorted(os.listdir(path)), version(path)) == before
+    assert out is None and _contents(path) == before
     assert_clean(info.value, named)
 
 
-DAMAGED = [
-    pytest.param("embedded", drop_middle_commit, "latest", id="missing-middle-delta-log-file"),
-    pytest.param("delta-spark", drop_middle_commit, "latest", id="missing-middle-delta-log-file-delta-spark",
-                 marks=[DELTA_SPARK, xfail("delta-spark's DELTA_VERSIONS_NOT_CONTIGUOUS reaches the user as a raw "
-                                           "Py4JJavaError with the JVM stack; state/deltaspark.py should raise "
-                                           "StateTableError naming the table")]),
-    pytest.param("embedded", truncate_data_files, "latest", id="truncated-parquet-read-by-latest",
-                 marks=xfail("a truncated data file fails the read with a raw Py4JJavaError "
-                             "(FAILED_READ_FILE) and the JVM stack; state/table.py (reads) should raise "
-                             "StateTableError naming the table and the file")),
-    pytest.param("embedded", truncate_data_files, "history", id="truncated-parquet-read-by-history",
-                 marks=xfail("as truncated-parquet-read-by-latest")),
+@pytest.mark.parametrize("case", case_params(LOCATIONS, "location"))
+def test_a_location_that_is_no_state_table(case):
+    run_in_child(SURFACE, case)
+
+
+# ------------------------------------------------------------------ damaged tables
+
+
+def drop_middle_commit(path: str) -> None:
+    os.remove(os.path.join(path, "_delta_log", "00000000000000000002.json"))
+
+
+def garble_middle_commit(path: str) -> None:
+    """Version 2's commit file becomes text that is no JSON (delta-spark reads it in a Spark task)."""
+    with open(os.path.join(path, "_delta_log", "00000000000000000002.json"), "w") as f:
+        f.write("{not json\n")
+
+
+def garble_last_commit(path: str) -> None:
+    """The newest commit file becomes text that is no JSON (read when the table is opened)."""
+    with open(os.path.join(path, "_delta_log", "00000000000000000003.json"), "w") as f:
+        f.write("{not json\n")
+
+
+def truncate_data_files(path: str) -> None:
+    for root, _, files in os.walk(path):
+        for name in files:
+            if name.endswith(".parquet") and "commit_version=" in root:
+                with open(os.path.join(root, name), "r+b") as f:
+                    f.truncate(20)
+
+
+#: How each read is called; a read is lazy: its action (collect) meets the damaged file.
+READS = {"latest": lambda t: t.latest(), "history": lambda t: t.history("g"), "at": lambda t: t.at(generation=1)}
+ENGINES = [pytest.param("embedded", id="embedded"), pytest.param("delta-spark", id="delta-spark", marks=DELTA_SPARK)]
+DAMAGES = [
+    pytest.param(drop_middle_commit, "latest", "00000000000000000002.json is missing", id="missing-middle-delta-log-file"),
+    pytest.param(garble_middle_commit, "latest", "00000000000000000002.json is not valid JSON",
+                 id="corrupt-middle-commit-file"),
+    pytest.param(garble_last_commit, "history", "00000000000000000003.json is not valid JSON",
+                 id="corrupt-last-commit-file"),
+    pytest.param(truncate_data_files, "latest", "commit_version=", id="truncated-parquet-read-by-latest"),
+    pytest.param(truncate_data_files, "history", "commit_version=", id="truncated-parquet-read-by-history"),
+    pytest.param(truncate_data_files, "at", "commit_version=", id="truncated-parquet-read-by-at"),
 ]
+DAMAGED = [pytest.param(e.values[0], *d.values, id=f"{d.id}-{e.id}", marks=[*e.marks, *d.marks])
+           for d in DAMAGES for e in ENGINES]
 
 
-@pytest.mark.parametrize("engine,damage,action", DAMAGED)
-def test_a_damaged_table_is_a_state_table_error(spark, tmp_path, engine, damage, action):
+def check_damaged(spark, tmp_path, engine, damage, read, named):
+    """A damaged table fails the read (at once, or at its action) with one plain sentence naming the
+    table and the file, and nothing is written."""
     path = str(tmp_path / "state")
     target = AssignmentTable(spark, path, engine=engine)
     for members in (["a"], ["a", "b"], ["b"]):
@@ -194,13 +248,42 @@ def test_a_damaged_table_is_a_state_table_error(spark, tmp_path, engine, damage,
     log = sorted(os.listdir(os.path.join(path, "_delta_log")))
     out = None
     with pytest.raises(StateTableError) as info:
-        out = getattr(AssignmentTable(spark, path, engine=engine), action)(*(["g"] if action == "history" else []))
-        out = out.collect()
+        out = READS[read](AssignmentTable(spark, path, engine=engine)).collect()
     assert out is None and sorted(os.listdir(os.path.join(path, "_delta_log"))) == log
-    assert_clean(info.value, path)
+    text = assert_clean(info.value, path)
+    assert named in text and text.count("\n") == 0, text
 
 
-@pytest.mark.parametrize("case", child_cases("state"))
-def test_state_table_stderr(case):
-    """A batch of the cases above in a child process: no stack on its stderr, case by case."""
-    check_child_case("state", case)
+@pytest.mark.parametrize("case", case_params(DAMAGED, "damaged"))
+def test_a_damaged_table_is_a_state_table_error(case):
+    run_in_child(SURFACE, case)
+
+
+# ------------------------------------------------------------------ no bad input: quiet recoveries
+
+
+def check_heads_deleted(spark, tmp_path, engine):
+    """The heads folder deleted: reads and the next rebalance rebuild what they need from the table
+    (one scan), and say nothing on stderr (no PATH_NOT_FOUND stack; stderr is checked by the child)."""
+    path = str(tmp_path / "state")
+    table = AssignmentTable(spark, path, engine=engine)
+    subs = spark.createDataFrame([("g", m, "t") for m in ("a", "b")], S)
+    table.rebalance(subs, {"t": 4}, "range")
+    before = sorted(map(tuple, table.latest().select("member_id", "topic", "partition").collect()))
+    shutil.rmtree(os.path.join(path, "_spark_assign"))
+    table = AssignmentTable(spark, path, engine=engine)
+    assert sorted(map(tuple, table.latest().select("member_id", "topic", "partition").collect())) == before
+    assert table.history("g").count() == 4
+    assert table.rebalance(subs, {"t": 4}, "range").version is None          # unchanged: nothing written
+    step = table.rebalance(subs, {"t": 6}, "range")
+    assert step.version == 2 and step.summary["groups_recomputed"] == 1
+
+
+@pytest.mark.parametrize("case", case_params(ENGINES, "heads-deleted"))
+def test_a_deleted_heads_folder_is_rebuilt_quietly(case):
+    run_in_child(SURFACE, case)
+
+
+CHECKS = {**checks(ENGINE_CASES, "new", check_new_location), **checks(CASES[:19], "existing", check_existing),
+          **checks(LOCATIONS, "location", check_location), **checks(DAMAGED, "damaged", check_damaged),
+          **checks(ENGINES, "heads-deleted", check_heads_deleted)}

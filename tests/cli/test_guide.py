@@ -1,4 +1,5 @@
-"""docs/cli.md runs: its ```bash and ```console blocks, in order, in one temporary directory.
+"""docs/cli.md and docs/replicas.md run: their ```bash and ```console blocks, in order, each guide in
+one temporary directory.
 
 * ```bash blocks hold ``spark-assign ...`` commands (``\\`` continues a line)
   and ``cat > FILE <<'EOF'`` here-documents; every command must exit 0.
@@ -17,9 +18,14 @@ import shlex
 from pathlib import Path
 from typing import List, Tuple
 
+import pytest
+
 from .conftest import run_cli
 
-GUIDE = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+GUIDE = DOCS / "cli.md"
+#: The pages whose command lines run here, in order.
+GUIDES = [GUIDE, DOCS / "replicas.md"]
 BLOCK = re.compile(r"^```(bash|console)\n(.*?)^```", re.S | re.M)
 
 
@@ -58,12 +64,13 @@ def steps(text: str) -> List[Tuple[str, object]]:
 
 def test_the_guide_covers_every_command():
     commands = {step[1][0] for step in steps(GUIDE.read_text(encoding="utf-8")) if step[0] == "run"}
-    assert commands >= {"simulate", "rebalance", "history", "diff", "report"}
+    assert commands >= {"simulate", "rebalance", "history", "diff", "report", "replicas"}
 
 
-def test_the_guide_runs(cli, tmp_path, monkeypatch):
+@pytest.mark.parametrize("guide", GUIDES, ids=[g.name for g in GUIDES])
+def test_the_guide_runs(cli, tmp_path, monkeypatch, guide):
     monkeypatch.chdir(tmp_path)
-    for kind, value in steps(GUIDE.read_text(encoding="utf-8")):
+    for kind, value in steps(guide.read_text(encoding="utf-8")):
         if kind == "file":
             name, content = value
             (tmp_path / name).write_text(content, encoding="utf-8")

@@ -7,6 +7,8 @@ import re
 
 from deltalake import DeltaTable
 
+from spark_assign.progress import PROGRESS_ENV
+
 from .conftest import state_rows, text_table, written_metadata
 
 
@@ -106,3 +108,20 @@ def test_spread_counts_a_member_owning_nothing_in_every_output_alike(cli, tmp_pa
     assert run.status == 0, run.err
     (recomputed,) = text_table(run.out, title="Recomputed groups")
     assert (recomputed["members"], recomputed["spread"]) == ("3", "1")
+
+
+def test_a_bar_counts_the_generations_when_asked(cli, tmp_path, monkeypatch):
+    # Forced with $SPARK_ASSIGN_PROGRESS=1 (the CLI's stderr is not a terminal here): one bar over the
+    # generations, naming the strategy being rebalanced; the status lines print whole above it.
+    monkeypatch.setenv(PROGRESS_ENV, "1")
+    run = cli("simulate", "--groups", "1", "--members", "2", "--topics", "t=2", "--generations", "2",
+              "--strategy", "sticky,range", "--table", tmp_path / "sim")
+    assert run.status == 0, run.err
+    assert re.search(r"simulate: +50%.*\| 1/2 \[", run.err), run.err
+    assert "generation 2: range" in run.err
+    # tqdm clears the bar's line, the status line follows, whole, on a line of its own.
+    assert re.search(r"\[gen 1/2\] range: 1/1 groups recomputed, [^\n]*-> version 2 \([^)\n]*\)\n", run.err)
+
+    monkeypatch.delenv(PROGRESS_ENV)
+    quiet = cli("simulate", "--groups", "1", "--generations", "1", "--table", tmp_path / "quiet", "--quiet")
+    assert quiet.status == 0 and quiet.err == ""          # --quiet: no lines, no bar

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from spark_assign.core import Member, assign, strategy_names
 from spark_assign.core.checks import balance_violations, stickiness_violations, validity_errors
 from spark_assign.core.context import Context
-from spark_assign.core.model import GroupInput, encode
+from spark_assign.core.encode import encode
+from spark_assign.core.model import GroupInput
 
 from .strategies import groups
 

@@ -264,6 +264,17 @@ needs_chromium = pytest.mark.skipif(
     CHROMIUM is None, reason="no Chromium binary on PATH (Debian: apt-get install -y chromium)")
 
 
+def chart_boxes(browser, path: Path) -> List[list]:
+    """Open the report at ``path`` (1280 x 900), check that its script ran without an error, and
+    return each chart's ``[id, x, y, width, height, marks with a data-value]`` on the page."""
+    browser.open(path.as_uri(), width=1280, height=900)
+    assert browser.evaluate("document.body.getAttribute('data-ready')") == "1"
+    assert browser.evaluate("document.body.getAttribute('data-js-error')") is None
+    return browser.evaluate("Array.from(document.querySelectorAll('svg.chart')).map(e => {"
+                            "const r = e.getBoundingClientRect(); return [e.id, r.x, r.y + scrollY, r.width, r.height,"
+                            " e.querySelectorAll('[data-value]').length]; })")
+
+
 def pixel_shares(png: bytes, colours: Dict[str, str], tolerance: int = 24) -> Dict[str, float]:
     """Share of pixels that are ink (not near white), and near each of ``colours`` (per channel)."""
     width, height, rows = decode_png(png)
@@ -284,12 +295,7 @@ def pixel_shares(png: bytes, colours: Dict[str, str], tolerance: int = 24) -> Di
 def test_report_renders_in_headless_chromium(browser, tmp_path):
     path = tmp_path / "fleet.html"
     render_html(simulate(n_groups=16, generations=6), title="Simulated fleet", path=path)
-    browser.open(path.as_uri(), width=1280, height=900)
-    assert browser.evaluate("document.body.getAttribute('data-ready')") == "1"
-    assert browser.evaluate("document.body.getAttribute('data-js-error')") is None
-    charts = browser.evaluate("Array.from(document.querySelectorAll('svg.chart')).map(e => {"
-                              "const r = e.getBoundingClientRect(); return [e.id, r.x, r.y + scrollY, r.width, r.height,"
-                              " e.querySelectorAll('[data-value]').length]; })")
+    charts = chart_boxes(browser, path)
     assert sorted(c[0] for c in charts) == sorted(CHARTS + ["compare-chart"])
     colours = strategy_colours([STICKY, COOP])
     for chart_id, x, y, width, height, n_marks in charts:

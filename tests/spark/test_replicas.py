@@ -92,16 +92,14 @@ def data_error(df) -> InvalidInputError:
     ([("c", "t", 3, 2), ("c", "t", 1, 2)], [("c", 1, None, False), ("c", 2, None, False)], "topic",
      "a topic listed twice"),
     ([("c", "t", None, 2)], [("c", 1, None, False), ("c", 2, None, False)], "num_partitions", "null num_partitions"),
-    ([("c", "t", 3, 2)], [("c", 1, "r1", False), ("c", 2, None, False)], None, "rack"),
+    ([("c", "t", 3, 2)], [("c", 1, "r1", False), ("c", 2, None, False)], "rack", "some brokers have a rack"),
 ], ids=["rf-above-brokers", "duplicate-broker", "topic-twice", "null-count", "racks-on-some"])
 def test_data_errors_name_the_cluster_and_the_column(spark, topics, brokers, column, problem):
     # admin-utils: Kafka's RackAwareMode.Enforced refuses racks on some brokers only (KRaft's
     # striped placer takes a broker without a rack as one of its own)
     error = data_error(spark.createDataFrame(topics, TOPICS).assign_replicas(spark.createDataFrame(brokers, BROKERS),
                                                                              method="admin-utils"))
-    assert problem in str(error) and error.group == "c"
-    if column is not None:
-        assert error.column == column
+    assert problem in str(error) and error.group == "c" and error.column == column
 
 
 def test_argument_and_schema_errors_come_before_any_job(spark):

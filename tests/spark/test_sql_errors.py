@@ -220,3 +220,19 @@ def test_columns_in_any_order(spark):
         rows = spark.sql(query).collect()
         assert sorted((r.group_id, r.partition, r.member_id) for r in rows) == [
             ("g1", 0, "a"), ("g1", 1, "a"), ("g1", 2, "b"), ("g2", 0, "c"), ("g2", 1, "c")]
+
+
+@pytest.mark.parametrize("statement", [
+    "CALL spark_assign.rebalance(state => '/tmp/call-hint', subscriptions => 's', topics => 't')",
+    "CALL spark_assign.views(state => '/tmp/call-hint')",
+])
+def test_a_call_through_spark_sql_says_how_to_run_it(spark, statement):
+    # Spark's catalog has no procedures (MISSING_CATALOG_ABILITY.PROCEDURES, recognised by that condition):
+    # the AnalysisException stays, with a line saying what runs spark-assign's CALL statements.
+    with pytest.raises(AnalysisException) as info:
+        spark.sql(statement).collect()
+    assert info.value.getCondition() == "MISSING_CATALOG_ABILITY.PROCEDURES"
+    text = str(info.value)
+    assert "spark_assign.state.sql.run_script(spark, script)" in text and "call_statement" in text
+    assert "Traceback" not in text
+

@@ -9,6 +9,7 @@ from pyspark.errors import AnalysisException
 
 import spark_assign
 from spark_assign.core.murmur2 import murmur2_bytes
+from spark_assign.errors import InvalidInputError
 from spark_assign.spark.sql import SCALAR_FUNCTION_NAMES, TABLE_FUNCTION_NAMES, split_statements
 
 from ..core.test_murmur2 import (
@@ -43,7 +44,7 @@ def test_functions_are_listed_and_described(spark):
     listed = {f.name for f in spark.catalog.listFunctions() if f.isTemporary}
     assert {"kafka_partition", "kafka_murmur2"} <= listed
     described = " ".join(r[0] for r in spark.sql("DESCRIBE FUNCTION EXTENDED kafka_partition").collect())
-    assert "key BINARY, num_partitions INT" in described and "Kafka default partitioner" in described
+    assert "key BINARY, num_partitions BIGINT" in described and "Kafka default partitioner" in described
 
 
 def test_kafka_utils_vectors(spark):
@@ -112,10 +113,14 @@ def test_bad_num_partitions(spark, count):
     assert f"num_partitions must be a positive integer, got {count}" in str(info.value)
 
 
-def test_num_partitions_beyond_int(spark):
-    with pytest.raises(Exception) as info:
+def test_num_partitions_beyond_kafkas_int_is_named(spark):
+    # The parameter is a BIGINT: any integer reaches the check, none fails in Spark's cast first.
+    with pytest.raises(InvalidInputError) as info:
         spark.sql("SELECT kafka_partition('k', 2147483648L) AS p").collect()
-    assert "CAST_OVERFLOW" in str(info.value)
+    assert info.value.column == "num_partitions"
+    assert "num_partitions must be at most 2147483647 (Kafka's partition counts are 32-bit ints), got 2147483648" \
+        in str(info.value)
+    assert spark.sql("SELECT kafka_partition('foobar', 12L) AS p").first().p == 6
 
 
 def test_bad_num_partitions_in_a_column_names_the_row(spark):
@@ -125,10 +130,28 @@ def test_bad_num_partitions_in_a_column_names_the_row(spark):
     assert "num_partitions must be a positive integer, got 0 at row 1" in str(info.value)
 
 
-def test_key_of_another_type_fails_at_analysis(spark):
+@pytest.mark.parametrize("query, argument, received", [
+    ("SELECT kafka_partition(42, 3)", "key", "INT (42)"),
+    ("SELECT kafka_murmur2(1.5)", "key", "DECIMAL(2,1) (1.5)"),
+    ("SELECT kafka_partition('k', array(3))", "num_partitions", "ARRAY<INT>"),
+])
+def test_an_argument_of_another_type_fails_at_analysis_naming_it(spark, query, argument, received):
+    # Spark's DATATYPE_MISMATCH (which suggests turning ANSI mode off) becomes an InvalidInputError
+    # naming the argument, the type received and what is accepted; Spark's exception stays beside it.
+    with pytest.raises(InvalidInputError) as info:
+        spark.sql(query).schema
+    assert info.value.column == argument and f"got {received}" in str(info.value)
+    assert ("must be BINARY or STRING" if argument == "key" else "must be an integer from 1 to 2147483647") \
+        in str(info.value)
+    assert isinstance(info.value.spark_error, AnalysisException)
+    assert info.value.spark_error.getCondition().startswith("DATATYPE_MISMATCH.")
+
+
+def test_a_users_own_cast_keeps_sparks_error(spark):
+    # The failing cast is the user's, not the function's parameter: Spark's error stands.
     with pytest.raises(AnalysisException) as info:
-        spark.sql("SELECT kafka_partition(42, 3)").schema
-    assert 'cannot cast "INT" to "BINARY"' in str(info.value)
+        spark.sql("SELECT kafka_partition(CAST(42 AS BINARY), 3)").schema
+    assert info.value.getCondition().startswith("DATATYPE_MISMATCH.")
 
 
 def test_wrong_number_of_arguments_fails_at_analysis(spark):

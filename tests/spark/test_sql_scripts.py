@@ -39,7 +39,7 @@ def run(spark, script: Path, state: Path) -> list:
 def test_there_are_scripts():
     names = [p.name for p in SCRIPTS]
     assert names == ["01_example_tables.sql", "02_assignment_input.sql", "03_one_shot_assignment.sql",
-                     "04_generational_loop.sql", "05_analysis.sql", "06_delta_generations.sql"]
+                     "04_generational_loop.sql", "05_analysis.sql", "06_delta_generations.sql", "07_replicas.sql"]
 
 
 def test_every_script_runs_in_order(spark, tmp_path):
@@ -86,6 +86,17 @@ def test_every_script_runs_in_order(spark, tmp_path):
     assert not [k for k in statuses if k[0] == "audit" and k[1] > 1]
     assert {(r.group_id, r.generation) for r in changed} == {("analytics", 2), ("analytics", 3), ("billing", 2)}
     assert sum(r.members for r in racks) == 8 and all(r.spread <= 1 for r in skew)
+
+    replicas = results["07_replicas.sql"]
+    per_broker, thin, by_status, moves = replicas[4], replicas[5], replicas[8], replicas[9]
+    assert sum(r.replicas for r in per_broker) == 68 and sum(r.leaders for r in per_broker) == 26
+    assert thin == []                                                  # eu-1: every partition on 3 zones
+    status = {(r.cluster_id, r.status): r.replicas for r in by_status}
+    assert sum(status.values()) == 68 and set(status) <= {(c, s) for c in ("eu-1", "us-1") for s in ("kept", "moved")}
+    assert status[("eu-1", "moved")] >= sum(r.replicas for r in per_broker if r.broker_id == 1)   # broker 1's share
+    assert status[("eu-1", "kept")] > status[("eu-1", "moved")]
+    assert status[("us-1", "moved")] > 0                               # broker 15 takes its share
+    assert moves and all(len(r.replicas.split(",")) in (2, 3) for r in moves)
 
 
 def guide_blocks():

@@ -16,8 +16,10 @@ import pytest
 from deltalake import DeltaTable
 
 import spark_assign.state.deltajvm as deltajvm
+import spark_assign.state.generations as generations_module
+import spark_assign.state.replica_table as replica_module
 import spark_assign.state.table as table_module
-from spark_assign import AssignmentTable
+from spark_assign import AssignmentTable, ReplicaTable
 from spark_assign.errors import CommitConflict
 from spark_assign.state.heads import heads_name_at
 from spark_assign.state.layout import APP_ID, heads_path
@@ -66,7 +68,7 @@ def test_a_commit_landing_first_makes_the_rebalance_retry_on_the_next_version(sp
         if point == "before-commit" and not landed:
             landed.append(AssignmentTable(spark, table.location, engine=engine).prune(keep_generations=1))
 
-    monkeypatch.setattr(table_module, "fault", prune_first)
+    monkeypatch.setattr(generations_module, "fault", prune_first)
     step = table.rebalance(spark.createDataFrame(members, SUBS), TOPICS, "sticky")
     monkeypatch.undo()
     assert landed == [3]
@@ -78,6 +80,40 @@ def test_a_commit_landing_first_makes_the_rebalance_retry_on_the_next_version(sp
     assert len({(r.group_id, r.generation, r.partition) for r in rows}) == len(rows)     # no row twice
     assert {(r.group_id, r.generation) for r in rows} == {("g", 2), ("g", 3), ("h", 1)}   # pruned to the last
     assert table.rebalance(spark.createDataFrame(members, SUBS), TOPICS, "sticky").version is None
+
+
+REPLICA_TOPICS = "cluster_id string, topic string, num_partitions int, replication_factor int"
+REPLICA_BROKERS = "cluster_id string, broker_id int, rack string, fenced boolean"
+
+
+@pytest.mark.parametrize("in_driver", [True, False], ids=["driver", "spark"])
+def test_a_replica_table_commits_exactly_the_next_version_too(spark, tmp_path, engine, monkeypatch, in_driver):
+    """The same race for a ReplicaTable (the loop and the backends are shared by every kind): its
+    rebalance loses to the prune, plans again and commits the version after it, rows labelled so."""
+    monkeypatch.setattr(replica_module, "LOCAL_ROWS", replica_module.LOCAL_ROWS if in_driver else 0)
+    table = ReplicaTable(spark, str(tmp_path / "replicas"), engine=engine)
+    topics = spark.createDataFrame([("eu-ö", "orders-€", 6, 2), ("us", "audit", 4, 2)], REPLICA_TOPICS)
+    brokers = [("eu-ö", b, None, False) for b in (1, 2, 3)] + [("us", b, None, False) for b in (7, 8)]
+    assert table.rebalance(topics, spark.createDataFrame(brokers, REPLICA_BROKERS)).version == 1
+    brokers.append(("eu-ö", 4, None, False))
+    assert table.rebalance(topics, spark.createDataFrame(brokers, REPLICA_BROKERS)).version == 2
+    brokers.append(("eu-ö", 5, None, False))
+    landed = []
+
+    def prune_first(point):
+        if point == "before-commit" and not landed:
+            landed.append(ReplicaTable(spark, table.location, engine=engine).prune(keep_generations=1))
+
+    monkeypatch.setattr(generations_module, "fault", prune_first)
+    step = table.rebalance(topics, spark.createDataFrame(brokers, REPLICA_BROKERS))
+    monkeypatch.undo()
+    assert landed == [3]
+    assert step.version == 4 and step.summary["attempts"] == 2
+    assert DeltaTable(table.path).version() == 4
+    third = table.state().rows.where("cluster_id = 'eu-ö' AND generation = 3").collect()
+    assert third and {r.commit_version for r in third} == {4}
+    assert {(r.cluster_id, r.generation) for r in table.state().rows.collect()} == {("eu-ö", 2), ("eu-ö", 3), ("us", 1)}
+    assert table.rebalance(topics, spark.createDataFrame(brokers, REPLICA_BROKERS)).version is None
 
 
 def test_the_public_append_reports_the_later_version_it_lands_on(spark, tmp_path, monkeypatch):
@@ -93,7 +129,7 @@ def test_the_public_append_reports_the_later_version_it_lands_on(spark, tmp_path
         if point == "before-commit" and not landed:
             landed.append(AssignmentTable(spark, table.location, engine="delta-spark").prune(keep_generations=1))
 
-    monkeypatch.setattr(table_module, "fault", prune_first)
+    monkeypatch.setattr(generations_module, "fault", prune_first)
     step = table.rebalance(spark.createDataFrame(members, SUBS), TOPICS, "sticky")
     monkeypatch.undo()
     assert landed == [3] and step.version == 4 and step.summary["attempts"] == 1

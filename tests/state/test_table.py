@@ -1,6 +1,7 @@
 """AssignmentTable on the embedded engine: the generational loop, reads, idempotence, bad input."""
 
 import json
+import os
 
 import pytest
 from deltalake import DeltaTable
@@ -110,8 +111,6 @@ def test_bad_input_writes_nothing(spark, tmp_path, engine):
 @pytest.mark.parametrize("in_driver", [True, False], ids=["driver", "spark"])
 def test_a_first_rebalance_with_bad_input_creates_no_table(spark, tmp_path, engine, monkeypatch, in_driver):
     """Contract section 6: nothing is written, not even an empty table, on either compute path."""
-    import os
-
     import spark_assign.state.table as table_module
 
     monkeypatch.setattr(table_module, "LOCAL_ROWS", table_module.LOCAL_ROWS if in_driver else 0)
@@ -251,6 +250,38 @@ def test_a_missing_topic_is_warned_and_counted(spark, tmp_path, engine):
     with pytest.warns(MissingTopicWarning):                     # the mistake stays: so does the warning
         again = table.rebalance(subs(spark, rows), TOPICS, "range")
     assert again.version is None and again.summary["groups_with_missing_topics"] == 1
+
+
+def test_a_damaged_data_file_fails_the_reads_action_as_a_state_table_error(spark, tmp_path, engine):
+    # Reads are lazy: the action meets the file, and Spark's FAILED_READ_FILE failure (recognised by its
+    # condition and path) is raised as one sentence naming the table and the file (docs/state.md).
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
+    table.rebalance(subs(spark, [("g1", "a", "orders", None)]), TOPICS, "range")
+    for folder, _, files in os.walk(table.path):
+        for name in files:
+            if name.endswith(".parquet") and "commit_version=" in folder:
+                with open(os.path.join(folder, name), "r+b") as f:
+                    f.truncate(20)
+    latest = AssignmentTable(spark, table.path, engine=engine).latest()       # lazy: nothing read yet
+    with pytest.raises(StateTableError, match=r"its data file commit_version=1/\S+\.parquet is damaged") as info:
+        latest.collect()
+    assert str(info.value).startswith(f"cannot read the state table at {table.path}: ")
+    assert info.value.spark_error is not None and "Traceback" not in str(info.value)
+
+
+def test_a_negative_generation_is_warned_and_reads_as_none(spark, tmp_path, engine):
+    # As the engine (tests/bad_input/test_engine.py): Kafka reads any negative generation as none.
+    from spark_assign.errors import NegativeGenerationWarning
+
+    ddl = "group_id string, member_id string, topic string, owned_partitions array<int>, generation int"
+    rows = [("g1", "a", "orders", [0], -1), ("g1", "b", "orders", [0], None), ("g2", "c", "orders", [1], -7)]
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
+    with pytest.warns(NegativeGenerationWarning, match="1 of 2 groups have claims with a negative generation"):
+        step = table.rebalance(spark.createDataFrame(rows, ddl), TOPICS, "sticky")
+    assert step.summary["warnings"] == 1
+    # g1: two claims of one (unknown) generation: Kafka keeps the partition for neither; g2's own claim stands.
+    assert sorted((r.group_id, r.status) for r in step.rows.where("partition IN (0, 1)").collect()) == [
+        ("g1", "new"), ("g1", "new"), ("g2", "kept"), ("g2", "new")]
 
 
 def test_an_empty_input_is_warned_and_writes_nothing(spark, tmp_path, engine):

@@ -1,0 +1,296 @@
+"""``spark-assign replicas``: place and reassign Kafka replicas on brokers, and their history.
+
+* ``replicas place``: the placement of ``--topics`` on ``--brokers`` (files,
+  catalog tables or inline flags). With ``--current`` (the current assignment,
+  in the JSON ``kafka-reassign-partitions`` prints and takes), a reassignment
+  of it; with ``--table``, the next generation of a replica table
+  (:class:`~spark_assign.ReplicaTable`: the table's latest generation is the
+  current placement, only changed clusters are recomputed, one commit).
+  ``--json FILE`` writes what to give ``kafka-reassign-partitions --execute
+  --reassignment-json-file``: the partitions whose replicas change, or, for a
+  placement without a previous one, every partition (as ``--generate`` proposes);
+* ``replicas history``: a replica table's commits, or one cluster's
+  generations: replicas moved, leaders changed, balance and racks.
+
+Mistakes are found before Spark starts where they can be (a missing file, a
+malformed ``--current`` file, a method name, ``--json`` without ``--cluster``
+on a fleet), the rest before anything is written (:mod:`spark_assign.cli`).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any, Dict, List, Optional, Tuple
+
+from ..core.replicas import get_replica_method
+from .inputs import check_input, read_input
+from .reassignment import Replicas, format_reassignment, parse_reassignment
+from .runtime import CliError, require_table, writable_table
+from .tables import format_seconds, format_table
+
+__all__ = ["cmd_replicas", "DEFAULT_CLUSTER"]
+
+#: The cluster of inputs without a ``cluster_id`` column (as ``ReplicaTable`` names it).
+DEFAULT_CLUSTER = "default"
+
+
+def cmd_replicas(args, ctx) -> int:
+    """``replicas place`` or ``replicas history``."""
+    if args.replicas_command == "history":
+        return _history(args, ctx)
+    return _place(args, ctx)
+
+
+# ---------------------------------------------------------------------------- place
+
+def _checked_place_args(args) -> Tuple[Optional[List[Replicas]], Optional[str]]:
+    """Everything checkable before Spark starts; the current placement (from ``--current``) and
+    the table's location (absolute for a path)."""
+    get_replica_method(args.method)
+    if args.reassign != "none":
+        get_replica_method(args.reassign)
+    if get_replica_method(args.method).needs_previous:
+        raise CliError(f"--method: {args.method!r} reassigns a placement; give --reassign {args.method} "
+                       "with --current or --table instead")
+    if args.topics is None and args.current is None:
+        raise CliError("--topics is required without --current (the topics then come from the current placement)")
+    if args.current is not None and args.table is not None:
+        raise CliError("--current and --table: a table holds the current placement itself; give one of them")
+    for value, option in ((args.topics, "--topics"), (args.brokers, "--brokers")):
+        if value is not None:
+            check_input(value, option)
+    current = None
+    if args.current is not None:
+        path = os.path.expanduser(args.current)
+        if not os.path.isfile(path):
+            raise CliError(f"--current: no such file: {args.current}")
+        try:
+            text = open(path, encoding="utf-8").read()
+        except UnicodeDecodeError:
+            raise CliError(f"--current: {args.current} is not UTF-8 text") from None
+        current = parse_reassignment(text, f"--current {args.current}")
+    location = writable_table(args.table) if args.table is not None else None
+    if args.json is not None and args.json != "-":
+        folder = os.path.dirname(os.path.abspath(os.path.expanduser(args.json)))
+        if not os.path.isdir(folder):
+            raise CliError(f"--json: no such folder: {folder}")
+    return current, location
+
+
+def _inputs(spark, args, current: Optional[List[Replicas]]):
+    """The topics, brokers and previous placement as DataFrames, each with ``cluster_id`` when the
+    topics or brokers have it (else the cluster :data:`DEFAULT_CLUSTER`)."""
+    from pyspark.sql import functions as F
+
+    previous = None
+    if current is not None:
+        previous = spark.createDataFrame(
+            [(DEFAULT_CLUSTER, t, p, i, b) for t, p, replicas in current for i, b in enumerate(replicas)],
+            "cluster_id string, topic string, partition int, replica_index int, broker_id int")
+    if args.topics is not None:
+        topics = read_input(spark, args.topics, "--topics")
+        if isinstance(topics, dict):
+            topics = spark.createDataFrame(list(topics.items()), "topic string, num_partitions int")
+    else:
+        topics = _topics_of(spark, current or [], args.replication_factor)
+    brokers = read_input(spark, args.brokers, "--brokers")
+    if "cluster_id" not in topics.columns and "cluster_id" not in brokers.columns:
+        topics, brokers = (df.withColumn("cluster_id", F.lit(DEFAULT_CLUSTER)) for df in (topics, brokers))
+    elif previous is not None:
+        raise CliError("--current is one cluster's assignment: give --topics and --brokers without cluster_id")
+    return topics, brokers, previous
+
+
+def _topics_of(spark, current: List[Replicas], replication_factor: Optional[int]):
+    """The topics of a current placement: partitions up to the highest listed, and the widest
+    replica list as the replication factor (unless ``--replication-factor`` sets it)."""
+    counts: Dict[str, Tuple[int, int]] = {}
+    for t, p, replicas in current:
+        n, rf = counts.get(t, (0, 0))
+        counts[t] = (max(n, p + 1), max(rf, len(replicas)))
+    rows = [(t, n, replication_factor or rf) for t, (n, rf) in counts.items()]
+    return spark.createDataFrame(rows, "topic string, num_partitions int, replication_factor int")
+
+
+def _settings(args):
+    from ..state.replica_generation import PlacementSettings
+
+    return PlacementSettings(get_replica_method(args.method).name,
+                             None if args.reassign == "none" else get_replica_method(args.reassign).name,
+                             args.replication_factor, args.seed, args.start_index, args.rack_aware)
+
+
+def _place(args, ctx) -> int:
+    """``replicas place``: one placement, printed; committed to ``--table`` when given."""
+    current, location = _checked_place_args(args)
+    if args.json is not None and args.table is not None and args.cluster is None:
+        _require_one_cluster(args)
+    spark = ctx.runtime.session()
+    topics, brokers, previous = _inputs(spark, args, current)
+    if args.json is not None and args.cluster is None and topics.where(
+            f"cluster_id != '{DEFAULT_CLUSTER}'").limit(1).count():       # before anything is written
+        raise CliError("--json writes one cluster's reassignment: name it with --cluster")
+    settings = _settings(args)
+    began = time.perf_counter()
+    if location is not None:
+        rows, summary, moves = _place_in_table(spark, location, topics, brokers, settings, args)
+    else:
+        rows, summary, moves = _place_once(spark, topics, brokers, previous, settings, args.cluster)
+    summary["time"] = format_seconds(time.perf_counter() - began)
+    _print_placement(ctx, rows, brokers, summary, args.limit)
+    if args.json is not None:
+        _write_json(ctx, args.json, moves)
+    return 0
+
+
+def _require_one_cluster(args) -> None:
+    """Before Spark: ``--json`` of a fleet needs ``--cluster`` (a file holds one cluster's moves)."""
+    for value in (args.topics, args.brokers):
+        if value is not None and os.path.exists(os.path.expanduser(value)) and _has_cluster_column(value):
+            raise CliError("--json writes one cluster's reassignment: name it with --cluster")
+
+
+def _has_cluster_column(value: str) -> bool:
+    """Whether a CSV input's header names ``cluster_id`` (other formats: found by Spark later)."""
+    path = os.path.expanduser(value)
+    if not path.lower().endswith(".csv") or not os.path.isfile(path):
+        return False
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return "cluster_id" in [c.strip() for c in f.readline().split(",")]
+
+
+def _place_once(spark, topics, brokers, previous, settings, cluster: Optional[str]):
+    """A placement without a table: its rows (pandas), summary and the reassignment of ``cluster``
+    (or of the only cluster)."""
+    from ..state.generations import data_errors
+    from ..state.replica_generation import figures, placement
+    from ..state.replica_table import changed_partitions, replica_lists
+
+    settings.check(topics, brokers)
+    with data_errors():
+        arrow = placement(topics, brokers, previous, settings, tasks=1).toArrow()
+    rows = arrow.to_pandas()
+    summary: Dict[str, Any] = {"clusters": int(rows["cluster_id"].nunique()) if len(rows) else 0}
+    summary.update(_status_counts(rows))
+    summary.update(figures(arrow, topics, brokers, previous, settings))
+    placed = spark.createDataFrame(arrow.select(["cluster_id", "topic", "partition", "replica_index", "broker_id"]))
+    lists = changed_partitions(placed, previous) if previous is not None else replica_lists(placed)
+    moves = [(r.topic, r.partition, list(r.replicas)) for r in lists.collect()
+             if r.cluster_id == (cluster or DEFAULT_CLUSTER)]
+    return rows, summary, moves
+
+
+def _place_in_table(spark, location, topics, brokers, settings, args):
+    """The next generation of the replica table at ``location``: its rows (pandas), summary and
+    the reassignment of ``--cluster`` (or of the only cluster)."""
+    from pyspark.sql import functions as F
+
+    from ..state.replica_table import ReplicaTable, replica_lists
+
+    table = ReplicaTable(spark, location)
+    step = table.rebalance(topics, brokers, settings.replication_factor, settings.method, settings.reassign,
+                           settings.seed, settings.start_index, settings.rack_aware)
+    s = step.summary
+    summary: Dict[str, Any] = {"table": table.path, "committed version": step.version,
+                               "clusters recomputed": f"{s['clusters_recomputed']} of "
+                                                      f"{s['clusters_recomputed'] + s['clusters_unchanged']}"}
+    if step.version is None:
+        return None, summary, []
+    rows = step.rows.toPandas()
+    summary.update(_status_counts(rows))
+    summary.update({"leaders_changed": s["leaders_changed"], "lower_bound": s["lower_bound"]})
+    cluster = args.cluster or DEFAULT_CLUSTER
+    mine = step.rows.where(F.col("cluster_id") == cluster)
+    fresh = mine.where(F.col("status") != "new").isEmpty()
+    lists = replica_lists(mine) if fresh else table.reassignment(step.version).where(F.col("cluster_id") == cluster)
+    return rows, summary, [(r.topic, r.partition, list(r.replicas)) for r in lists.collect()]
+
+
+def _status_counts(rows) -> Dict[str, int]:
+    counts = rows["status"].value_counts() if len(rows) else {}
+    return {"partitions": int(rows[["cluster_id", "topic", "partition"]].drop_duplicates().shape[0]) if len(rows) else 0,
+            "replicas_new": int(counts.get("new", 0)), "replicas_kept": int(counts.get("kept", 0)),
+            "replicas_moved": int(counts.get("moved", 0))}
+
+
+_LABELS = {"clusters": "clusters", "partitions": "partitions", "replicas_new": "replicas new",
+           "replicas_kept": "replicas kept", "replicas_moved": "replicas moved (data copied)",
+           "leaders_changed": "preferred leaders changed", "lower_bound": "fewest moves possible (lower bound)"}
+
+
+def _print_placement(ctx, rows, brokers, summary: Dict[str, Any], limit: int) -> None:
+    """The summary, then replicas and preferred leaders per broker (every broker given)."""
+    lines = [[_LABELS.get(k, k), v] for k, v in summary.items()]
+    ctx.print(format_table(["placement", "value"], lines))
+    if rows is None:
+        ctx.print()
+        ctx.print("Nothing changed: every cluster has the same topics, brokers and settings as its latest "
+                  "generation; no commit.")
+        return
+    from ..report.replicas import broker_load
+
+    per_broker = broker_load(rows, brokers.select("cluster_id", "broker_id", *(
+        ["rack"] if "rack" in brokers.columns else [])).toPandas())
+    shown = per_broker if limit == 0 else per_broker.head(limit)
+    table = [[r.cluster_id, int(r.broker_id), r.rack or "-", int(r.replicas), int(r.leaders)]
+             for r in shown.itertuples(index=False)]
+    more = f", {len(shown)} of {len(per_broker)} shown (--limit 0 for all)" if len(shown) < len(per_broker) else ""
+    ctx.print()
+    ctx.print(format_table(["cluster", "broker", "rack", "replicas", "preferred leader of"], table,
+                           title=f"Brokers{more}:"))
+
+
+def _write_json(ctx, target: str, moves: List[Replicas]) -> None:
+    """The reassignment JSON to ``target`` (``-``: the output); nothing when no partition moves
+    (``kafka-reassign-partitions --execute`` refuses an empty list)."""
+    if not moves:
+        ctx.print()
+        ctx.print("No partition changes replicas: no reassignment JSON written.")
+        return
+    text = format_reassignment(moves)
+    if target == "-":
+        ctx.print(text)
+        return
+    path = os.path.abspath(os.path.expanduser(target))
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text + "\n")
+    ctx.print()
+    ctx.print(f"Reassignment of {len(moves)} partitions: {path}")
+    ctx.print(f"  kafka-reassign-partitions --bootstrap-server HOST:9092 --execute --reassignment-json-file {path}")
+
+
+# ---------------------------------------------------------------------------- history
+
+def _history(args, ctx) -> int:
+    """``replicas history``: the commits of a replica table, or one cluster's generations."""
+    from ..report.replicas import generation_figures
+    from ..state.replica_table import ReplicaTable
+
+    location = require_table(args.table)                # before Spark starts
+    table = ReplicaTable(ctx.runtime.session(), location)
+    if args.cluster is None:
+        rows = [_commit_row(v) for v in sorted(table.versions(), key=lambda v: v["version"])]
+        headers = ["version", "operation", "method", "reassign", "recomputed", "unchanged", "new", "kept", "moved",
+                   "leaders changed", "lower bound"]
+        ctx.print(format_table(headers, rows, title=f"Commits of {table.path} (oldest first):"))
+        return 0
+    frame: Any = table.history(args.cluster).toPandas()
+    if frame.empty:
+        raise CliError(f"no cluster {args.cluster!r} in {args.table}")
+    figures = generation_figures(frame)
+    headers = ["generation", "methods", "brokers", "racks", "partitions", "new", "kept", "moved", "leaders changed",
+               "replicas min-max", "leaders min-max"]
+    rows = [[int(r.generation), r.methods, int(r.brokers), int(r.racks), int(r.partitions), int(r.new), int(r.kept),
+             int(r.moved), int(r.leaders_changed), f"{int(r.replicas_min)}-{int(r.replicas_max)}",
+             f"{int(r.leaders_min)}-{int(r.leaders_max)}"] for r in figures.itertuples(index=False)]
+    ctx.print(format_table(headers, rows, title=f"Cluster {args.cluster}: {len(rows)} generations"))
+    return 0
+
+
+def _commit_row(entry: Dict[str, Any]) -> List[Any]:
+    meta = entry.get("spark_assign") or {}
+    operation = meta.get("operation") or str(entry.get("operation", "")).lower()
+    counts = [meta.get(k) for k in ("clusters_recomputed", "clusters_unchanged", "replicas_new", "replicas_kept",
+                                    "replicas_moved", "leaders_changed", "lower_bound")]
+    return [int(entry["version"]), operation, meta.get("method"), meta.get("reassign")] + counts
