@@ -247,8 +247,9 @@ class GenerationTable:
             write_heads(self._backend, snap, heads, heads_dir, name,
                         changed_heads(todo, staged.outcome, version, self._heads_strategy(request), self.kind))
             stages.next("commit")
-            if self._commit(snap, staged, name, self._commit_info(request), summary):   # 5. compare-and-set
-                return Rebalance(rows, version, summary)
+            committed = self._commit(snap, staged, name, self._commit_info(request), summary)  # 5. compare-and-set
+            if committed is not None:
+                return Rebalance(rows, committed, summary)
             reuse = (rows, todo) if isinstance(computed.rows, DataFrame) else None   # driver path: recomputed
             time.sleep(min(0.1 * 2 ** attempt, 2.0))
         raise ConcurrentRebalanceError(f"{self.location}: other writers committed first {request.max_attempts} "
@@ -273,20 +274,21 @@ class GenerationTable:
         return staged, rows
 
     def _commit(self, snap: Snapshot, staged: Staged, heads: str, info: Dict[str, object],
-                summary: Dict[str, int]) -> bool:
-        """Commit ``staged`` as version ``snap + 1`` naming the heads ``heads``; False (and
-        everything this attempt wrote removed) when another writer got there first."""
+                summary: Dict[str, int]) -> Optional[int]:
+        """Commit ``staged`` as version ``snap + 1`` naming the heads ``heads``: the version
+        committed, or None (and everything this attempt wrote removed) when another writer got
+        there first."""
         metadata: Dict[str, object] = {"spark_assign": {"format": FORMAT_VERSION, "operation": "rebalance",
                                                        **info, "heads": heads, **summary}}
         fault("before-commit")
         try:
-            self._backend.commit(snap, staged, APP_ID, metadata)
+            committed = self._backend.commit(snap, staged, APP_ID, metadata)
         except CommitConflict:
             self._backend.discard(staged)
             remove_heads(self.path, heads)
-            return False
+            return None
         fault("after-commit")
-        return True
+        return committed
 
     def _create(self) -> Snapshot:
         """Create the table (unless another writer just did) and return its latest snapshot."""
