@@ -147,9 +147,11 @@ class StateBackend(Protocol):
         """:meth:`stage` for rows computed on the driver."""
         ...
 
-    def commit(self, snap: Snapshot, staged: Staged, app_id: str, metadata: Dict[str, object]) -> None:
+    def commit(self, snap: Snapshot, staged: Staged, app_id: str, metadata: Dict[str, object]) -> int:
         """Commit ``staged`` as exactly ``snap.version + 1`` with ``metadata`` in the commit's
-        info, or raise :class:`~spark_assign.errors.CommitConflict` (nothing committed)."""
+        info, or raise :class:`~spark_assign.errors.CommitConflict` (nothing committed); the
+        version committed (later than ``snap.version + 1`` only on delta-spark's public-append
+        path, see :mod:`.deltaspark`)."""
         ...
 
     def discard(self, staged: Staged) -> None:

@@ -1,18 +1,31 @@
 """The delta-spark engine: the Delta connector in the session reads, writes and commits.
 
-Public delta-spark calls only: ``DeltaTable.createIfNotExists`` to create,
-``spark.read.format("delta")`` with ``versionAsOf`` to read, a ``delta``
-append with ``txnAppId``/``txnVersion``/``userMetadata`` to commit,
+Public delta-spark calls: ``DeltaTable.createIfNotExists`` to create,
+``spark.read.format("delta")`` with ``versionAsOf`` to read,
 ``DeltaTable.merge`` to prune, ``DeltaTable.vacuum``, and
 ``DeltaTable.history`` for versions and commit metadata.
 
-Compare-and-set (see :mod:`.backend`): every writer of a table uses the same
-application id and, as transaction version, the version it means to write
-(its snapshot + 1). Delta fails concurrent writers of one application id
-(``ConcurrentTransactionException``) and silently skips a write whose
-transaction version is not above the recorded one, so after the write the
-commit is ours only if a recent commit carries this attempt's id in its
-``userMetadata``; otherwise :class:`~spark_assign.errors.CommitConflict`.
+Commits are compare-and-set (see :mod:`.backend`), two ways:
+
+* **Delta's transaction, driven from the driver** (:mod:`.deltajvm`; tables
+  given by path, classic sessions): exactly version N+1 or
+  :class:`~spark_assign.errors.CommitConflict`, no Spark job of its own.
+  When the table's folder is on this machine's filesystem (as Hadoop
+  resolves the path), the driver also takes snapshots with delta-rs, reads
+  the few changed groups' previous rows with pyarrow and writes their data
+  file (:mod:`.files`), as the embedded engine does: an incremental
+  rebalance then runs the same Spark jobs on both engines.
+* **The public append** (Spark Connect, catalog tables, a delta-spark
+  without the internals used): ``txnAppId``/``txnVersion``/``userMetadata``.
+  Every writer uses the same application id and, as transaction version,
+  the version it means to write; Delta fails concurrent writers of one
+  application id (``ConcurrentTransactionException``) and silently skips a
+  write whose transaction version is not above the recorded one, so after
+  the write the commit is ours only if a recent commit carries this
+  attempt's id in its ``userMetadata``. When a commit without an
+  application transaction (a prune, ``VACUUM``'s logging, another tool)
+  landed first, the append lands on a later version than N+1: it is kept,
+  and reported with its version (its rows say ``commit_version = N+1``).
 
 No session side effects: commit metadata of a MERGE or VACUUM can only come
 from the session setting ``spark.databricks.delta.commitInfo.userMetadata``,
@@ -28,7 +41,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, cast
 
 import pyarrow as pa
 
@@ -37,7 +50,10 @@ from ..spark.delta import is_path
 from ..spark.failures import describe
 from .backend import Snapshot, Staged, commit_entry
 from .damage import damaged_log, log_error
-from .layout import ASSIGNMENTS, FORMAT_VERSION, PARTITION_COLUMN, TableKind, arrow_schema, in_files, local_path
+from .deltajvm import DeltaCommitter, committer
+from .files import (check_table, commit_info, read_units, remove_files, spark_assign_of, spark_only_features,
+                    write_rows)
+from .layout import ASSIGNMENTS, FORMAT_VERSION, PARTITION_COLUMN, TableKind, arrow_schema, in_files, local_dir, local_path
 from .plan import Outcome, outcome_of
 
 __all__ = ["DeltaSparkBackend", "RECENT_COMMITS"]
@@ -60,12 +76,23 @@ def _conflicts() -> tuple:
 
 def _spark_assign_metadata(user_metadata: Optional[str]) -> Optional[Dict[str, Any]]:
     """The ``spark_assign`` entry of a commit's ``userMetadata`` JSON (None: not ours)."""
-    try:
-        value = json.loads(user_metadata) if user_metadata else None
-    except ValueError:
+    return spark_assign_of({"userMetadata": user_metadata})
+
+
+def _local_folder(spark, location: str) -> Optional[str]:
+    """``location`` as a folder of this machine when Hadoop resolves it to the local filesystem
+    (a ``file:`` URI, or a path while ``fs.defaultFS`` is local), else None (HDFS, object stores)."""
+    from py4j.protocol import Py4JError
+
+    folder = local_dir(location)
+    if folder is None:
         return None
-    meta = value.get("spark_assign") if isinstance(value, dict) else None
-    return meta if isinstance(meta, dict) else None
+    try:
+        jvm = spark.sparkContext._jvm
+        fs = jvm.org.apache.hadoop.fs.Path(location).getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+        return folder if fs.getScheme() == "file" else None
+    except Py4JError:
+        return None
 
 
 class _Latest(NamedTuple):
@@ -87,6 +114,11 @@ class DeltaSparkBackend:
         self.location = location
         self.by_path = is_path(location)
         self.conflicts = _conflicts()
+        #: Delta's transaction driven from the driver (None: the public append commits).
+        self.committer: Optional[DeltaCommitter] = committer(spark, location) if self.by_path else None
+        #: The table's local folder when the driver reads and writes its files (see the module).
+        self.folder = _local_folder(spark, location) if self.committer is not None else None
+        self._driver_version: Optional[int] = None      # the last snapshot the driver can read the files of
 
     def _delta(self, spark=None):
         from delta.tables import DeltaTable
@@ -126,6 +158,12 @@ class DeltaSparkBackend:
         return _Latest(int(row[0]), row[1])
 
     def snapshot(self, version: Optional[int] = None) -> Snapshot:
+        """The latest version, or ``version``: from delta-rs when the driver reads the table's
+        files (no Spark job), else from the newest commit in Delta's history (one job)."""
+        local = self._local_snapshot(version)
+        self._driver_version = None if local is None else local.version
+        if local is not None:
+            return local
         try:
             latest = self._latest()
         except Exception as e:  # noqa: BLE001 - kept unless the log is damaged (told by its files or Delta's condition)
@@ -134,6 +172,29 @@ class DeltaSparkBackend:
             raise StateTableError(f"cannot read the state table {self.location} at version {version}: "
                                   f"its versions are 0 to {latest.version}")
         return Snapshot(latest.version if version is None else version, latest)
+
+    def _local_snapshot(self, version: Optional[int]) -> Optional[Snapshot]:
+        """A delta-rs snapshot of the local table, or None: not local, or a table whose files the
+        driver cannot read as plain Parquet (deletion vectors, column mapping, features delta-rs
+        lacks), which Spark reads instead."""
+        if self.folder is None:
+            return None
+        from deltalake import DeltaTable
+        from deltalake.exceptions import DeltaError
+
+        try:
+            dt = DeltaTable(self.folder)
+        except DeltaError:
+            return None
+        if version is not None:
+            if not 0 <= version <= dt.version():
+                raise StateTableError(f"cannot read the state table {self.location} at version {version}: "
+                                      f"its versions are 0 to {dt.version()}")
+            try:
+                dt.load_as_version(version)
+            except DeltaError:          # e.g. its log entries are cleaned up: Spark may still read it
+                return None
+        return None if spark_only_features(dt) else Snapshot(dt.version(), dt)
 
     def _damaged(self, error: Exception) -> Exception:
         """The :class:`StateTableError` for a log Delta could not read: when the log's files show
@@ -149,6 +210,9 @@ class DeltaSparkBackend:
         return error
 
     def check(self, snap: Snapshot) -> None:
+        if not isinstance(snap.handle, _Latest):
+            check_table(snap.handle, self.location, self.kind)
+            return
         actual = {f.name: f.dataType.simpleString() for f in self._load(snap.version).schema.fields}
         expected = dict(self.kind.columns)
         bad = sorted(n for n, t in expected.items() if actual.get(n) != t
@@ -189,8 +253,12 @@ class DeltaSparkBackend:
 
     def read_arrow(self, snap: Snapshot, commit_versions: Sequence[int], keys: Sequence[str],
                    columns: Sequence[str]) -> pa.Table:
-        """The units' rows in the ``commit_version`` partitions, collected as Arrow (one scan)."""
+        """The units' rows in the ``commit_version`` partitions, read by the driver with pyarrow
+        (a delta-rs snapshot: no Spark job), else collected as Arrow (one scan)."""
         from pyspark.sql import functions as F
+
+        if not isinstance(snap.handle, _Latest):
+            return read_units(snap.handle, cast(str, self.folder), commit_versions, keys, columns, self.kind)
 
         rows = self.read(snap, commit_versions).where(F.col(self.kind.key).isin(list(keys)))
         types = dict(self.kind.columns)
@@ -204,18 +272,27 @@ class DeltaSparkBackend:
         return Staged(version, in_files(rows, num_files, self.kind), outcome_of(rows, self.kind))
 
     def stage_arrow(self, rows: pa.Table, version: int) -> Staged:
-        """Like :meth:`stage`, for rows computed on the driver (an Arrow table): one file, and the
-        outcome counted on the driver."""
+        """Rows computed on the driver (an Arrow table), as one file: written by the driver when
+        it reads and writes the table's files (the version after a snapshot it took), else
+        staged as a DataFrame; the outcome is counted on the driver."""
+        if self.folder is not None and self._driver_version == version - 1:
+            return write_rows(self.folder, version, rows, self.kind)
         outcome = Outcome.of(self.kind)
         outcome.add_arrow(rows, self.kind)
         return Staged(version, in_files(self.spark.createDataFrame(rows, schema=self.kind.ddl()), 1, self.kind), outcome)
 
-    def commit(self, snap: Snapshot, staged: Staged, app_id: str, metadata: Dict[str, object]) -> None:
-        """Append the staged rows as version ``snap + 1`` with a transaction ``(app_id, version)``."""
+    def commit(self, snap: Snapshot, staged: Staged, app_id: str, metadata: Dict[str, object]) -> int:
+        """Commit the staged rows (driver-written files or a DataFrame) as version ``snap + 1``
+        with a transaction ``(app_id, version)``: through Delta's transaction when the session
+        can drive it, else with the public append (see the module)."""
         if staged.version != snap.version + 1:
             raise ValueError("a commit must follow its snapshot")
         attempt = uuid.uuid4().hex
         user_metadata = json.dumps({**metadata, "attempt": attempt})
+        if self.committer is not None:
+            files = staged.files if isinstance(staged.files, list) else None
+            return self.committer.commit(snap.version, files, None if files is not None else staged.files,
+                                         app_id, user_metadata)
         writer = (staged.files.write.format("delta").mode("append").option("txnAppId", app_id)
                   .option("txnVersion", staged.version).option("userMetadata", user_metadata))
         try:
@@ -225,11 +302,15 @@ class DeltaSparkBackend:
         # A second write of a transaction version is skipped without an error: the commit is ours
         # iff one carries this attempt's id (others may commit right after it).
         recent = self._delta().history(RECENT_COMMITS).select("version", "userMetadata").collect()
-        if not any(r["version"] == staged.version and attempt in (r["userMetadata"] or "") for r in recent):
+        landed = [int(r["version"]) for r in recent if attempt in (r["userMetadata"] or "")]
+        if not landed:
             raise CommitConflict(f"version {staged.version} was written by another rebalance")
+        return landed[0]
 
     def discard(self, staged: Staged) -> None:
-        """Nothing was written outside a commit."""
+        """Delete the files the driver wrote for a commit that did not land (best effort)."""
+        if isinstance(staged.files, list) and self.folder is not None:
+            remove_files(self.folder, staged.files)
 
     # ------------------------------------------------------------------ retention
 
@@ -282,6 +363,8 @@ class DeltaSparkBackend:
         """The ``spark_assign`` metadata of the commit of ``version``: the snapshot's newest commit
         needs no lookup; others are looked up among the commits since ``version`` (as many as
         were made when ``snap`` was taken), else in the whole history."""
+        if not isinstance(snap.handle, _Latest):            # the log entry, read by the driver
+            return spark_assign_of(commit_info(cast(str, self.folder), version))
         latest: _Latest = snap.handle
         if version == latest.version:
             return _spark_assign_metadata(latest.user_metadata)

@@ -31,73 +31,18 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from ..errors import CommitConflict, InvalidInputError, StateTableError
 from .backend import Snapshot, Staged, commit_entry
 from .damage import log_error
-from .layout import ASSIGNMENTS, FORMAT_VERSION, PARTITION_COLUMN, TableKind, arrow_schema, in_files, local_path
-from .plan import Outcome
+from .files import (FILE_META_DDL, check_table, commit_info, data_files, read_units, remove_files, spark_assign_of,
+                    spark_only_features, staged_files, write_rows, write_task)
+from .layout import ASSIGNMENTS, FORMAT_VERSION, PARTITION_COLUMN, TableKind, in_files, local_path
 
-__all__ = ["EmbeddedBackend", "FileMeta"]
+__all__ = ["EmbeddedBackend"]
 
-#: What each writing task reports: its file, and (JSON) the file's groups ``{group: [generation, pending]}``
-#: and rows per status, so that the driver needs no extra job for the heads and the summary.
 #: Tasks that look for the driver's marker file: enough to reach every executor of a small cluster.
 PROBE_TASKS = 16
-FILE_META_DDL = "path string, size long, mtime long, records long, stats string, groups string, statuses string"
-
-
-class FileMeta(dict):
-    """A written file: path (relative to the table), size, mtime (ms), records, stats (JSON)."""
-
-
-def write_task(root: str, version: int, tag: str, kind: TableKind = ASSIGNMENTS):
-    """The ``mapInArrow`` function that writes one parquet file per Spark task, of a table of ``kind``
-    (min/max statistics of its ``stat_columns``).
-
-    Runs in Python workers (no delta-rs import there: it is not fork-safe).
-    """
-    stat_columns = kind.stat_columns
-
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        schema = arrow_schema([c for c in kind.columns if c[0] != PARTITION_COLUMN])
-        rel = f"{PARTITION_COLUMN}={version}/part-{tag}-{uuid.uuid4().hex}.c000.snappy.parquet"
-        full = os.path.join(root, rel)
-        writer: Optional[pq.ParquetWriter] = None
-        records = 0
-        mins: Dict[str, object] = {}
-        maxs: Dict[str, object] = {}
-        nulls: Dict[str, int] = {c: 0 for c in stat_columns}
-        report = Outcome.of(kind)
-        for batch in batches:
-            if batch.num_rows == 0:
-                continue
-            table = pa.Table.from_batches([batch]).select(schema.names).cast(schema)
-            if writer is None:
-                os.makedirs(os.path.dirname(full), exist_ok=True)
-                writer = pq.ParquetWriter(full, schema, compression="snappy")
-            writer.write_table(table)
-            records += table.num_rows
-            for c in stat_columns:
-                col = table.column(c)
-                nulls[c] += col.null_count
-                mm = pc.min_max(col)
-                if mm["min"].is_valid:
-                    lo, hi = mm["min"].as_py(), mm["max"].as_py()
-                    mins[c] = lo if c not in mins else min(mins[c], lo)
-                    maxs[c] = hi if c not in maxs else max(maxs[c], hi)
-            report.add_arrow(table, kind)
-        if writer is None:
-            return
-        writer.close()
-        st = os.stat(full)
-        stats = json.dumps({"numRecords": records, "minValues": mins, "maxValues": maxs, "nullCount": nulls})
-        yield pa.RecordBatch.from_pydict({"path": [rel], "size": [st.st_size], "mtime": [int(st.st_mtime * 1000)],
-                                          "records": [records], "stats": [stats],
-                                          "groups": [json.dumps(report.groups)],
-                                          "statuses": [json.dumps(report.counts)]})
-    return run
 
 
 def executors_see(spark, path: str) -> bool:
@@ -184,24 +129,11 @@ class EmbeddedBackend:
 
     def check(self, snap: Snapshot) -> None:
         """Refuse foreign schemas and protocols that raw parquet reads would get wrong."""
-        dt = snap.handle
-        expected = {f.name: f.type for f in self.kind.arrow()}
-        actual = {f.name: f.type for f in pa.schema(dt.schema().to_arrow())}
-        missing = sorted(set(expected) - set(actual) - set(self.kind.added_columns))   # an older format lacks those
-        wrong = sorted(n for n in expected if n in actual and actual[n] != expected[n]
-                       and not (pa.types.is_timestamp(actual[n]) and pa.types.is_timestamp(expected[n])))
-        if missing or wrong:
-            raise StateTableError(
-                f"{self.root} is not a spark-assign state table of {self.kind.name}: missing columns {missing}, "
-                f"mistyped columns {wrong}; expected {self.kind.ddl()}")
-        if dt.metadata().partition_columns != [PARTITION_COLUMN]:
-            raise StateTableError(f"{self.root} must be partitioned by {PARTITION_COLUMN}, "
-                                  f"is partitioned by {dt.metadata().partition_columns}")
-        features = set(dt.protocol().reader_features or []) | set(dt.protocol().writer_features or [])
-        unsupported = features & {"deletionVectors", "columnMapping", "v2Checkpoint"}
+        check_table(snap.handle, self.root, self.kind)
+        unsupported = spark_only_features(snap.handle)
         if unsupported:
             raise StateTableError(f"{self.root} uses Delta features the embedded engine cannot read: "
-                                  f"{sorted(unsupported)}; open it with delta-spark")
+                                  f"{unsupported}; open it with delta-spark")
 
     def missing_columns(self, snap: Snapshot) -> List[Tuple[str, str]]:
         return self.kind.missing(f.name for f in pa.schema(snap.handle.schema().to_arrow()))
@@ -227,7 +159,7 @@ class EmbeddedBackend:
         """Rows of snapshot ``snap`` as a Spark DataFrame: all of them, those of some
         ``commit_version`` partitions, or (pruned by file statistics) one unit's."""
         self._check_executors_share_root()
-        uris = self._files(snap, commit_versions, key)
+        uris = data_files(snap.handle, self.root, commit_versions, key, self.kind)
         ddl = self.kind.ddl()
         if not uris:
             rows = self.spark.createDataFrame([], ddl)
@@ -239,38 +171,7 @@ class EmbeddedBackend:
                    columns: Sequence[str]) -> pa.Table:
         """``columns`` of the rows of the units ``keys`` in some ``commit_version`` partitions,
         read by the driver with pyarrow (no Spark job): for the few units of a small rebalance."""
-        import pyarrow.dataset as ds
-
-        uris = self._files(snap, commit_versions)
-        schema = arrow_schema([c for c in self.kind.columns if c[0] in columns])
-        if not uris:
-            return schema.empty_table()
-        rows = ds.dataset(uris, format="parquet", schema=schema)
-        return rows.to_table(columns=list(columns), filter=ds.field(self.kind.key).isin(list(keys)))
-
-    def _files(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None,
-               key: Optional[str] = None) -> List[str]:
-        """The data files of ``snap``: all, those of some ``commit_version`` partitions, and (by
-        their statistics) those that can hold the unit ``key``."""
-        dt = snap.handle
-        if commit_versions is None and key is None:
-            return dt.file_uris()
-        actions = pa.table(dt.get_add_actions(flatten=True))
-        keep = [True] * actions.num_rows
-        if commit_versions is not None:
-            wanted = {str(v) for v in commit_versions}
-            parts = actions.column(f"partition.{PARTITION_COLUMN}").to_pylist()
-            keep = [k and str(v) in wanted for k, v in zip(keep, parts)]
-        name = self.kind.key
-        if key is not None and f"min.{name}" in actions.column_names:
-            lows = actions.column(f"min.{name}").to_pylist()
-            highs = actions.column(f"max.{name}").to_pylist()
-            keep = [k and (lo is None or hi is None or lo <= key <= hi)
-                    for k, lo, hi in zip(keep, lows, highs)]
-        return [self._uri(p) for p, k in zip(actions.column("path").to_pylist(), keep) if k]
-
-    def _uri(self, rel: str) -> str:
-        return rel if "://" in rel or rel.startswith("/") else os.path.join(self.root, rel)
+        return read_units(snap.handle, self.root, commit_versions, keys, columns, self.kind)
 
     # ------------------------------------------------------------------ writes
 
@@ -281,25 +182,14 @@ class EmbeddedBackend:
         tag = uuid.uuid4().hex[:8]
         writer = write_task(self.root, version, tag, self.kind)
         metas = in_files(rows, num_files, self.kind).mapInArrow(writer, FILE_META_DDL).collect()
-        return self._staged(version, [m.asDict() for m in metas])
+        return staged_files(version, [m.asDict() for m in metas], self.kind)
 
     def stage_arrow(self, rows: pa.Table, version: int) -> Staged:
         """Write ``rows`` (computed on the driver) as one data file of ``commit_version=version``,
         from the driver, with the same writer as :meth:`stage`'s tasks."""
-        rows = rows.sort_by([(c, "ascending") for c in self.kind.file_order])
-        metas = write_task(self.root, version, uuid.uuid4().hex[:8], self.kind)(iter(rows.to_batches()))
-        return self._staged(version, [m for batch in metas for m in batch.to_pylist()])
+        return write_rows(self.root, version, rows, self.kind)
 
-    def _staged(self, version: int, metas: List[dict]) -> Staged:
-        """The files the writers report, and the :class:`~.plan.Outcome` they hold together."""
-        outcome = Outcome.of(self.kind)
-        files = []
-        for meta in metas:
-            outcome.add_json(meta.pop("groups"), meta.pop("statuses"))
-            files.append(FileMeta(meta))
-        return Staged(version, files, outcome)
-
-    def commit(self, snap: Snapshot, staged: Staged, app_id: str, metadata: Dict[str, object]) -> None:
+    def commit(self, snap: Snapshot, staged: Staged, app_id: str, metadata: Dict[str, object]) -> int:
         """Commit the staged files as exactly ``snap.version + 1``, or raise :class:`CommitConflict`."""
         from deltalake import CommitProperties, Transaction
         from deltalake.exceptions import CommitFailedError
@@ -323,14 +213,11 @@ class EmbeddedBackend:
                                         partition_by=[PARTITION_COLUMN], commit_properties=props)
         except CommitFailedError as e:
             raise CommitConflict(str(e)) from e
+        return version
 
     def discard(self, staged: Staged) -> None:
         """Delete files of an attempt that was not committed (best effort)."""
-        for f in staged.files:
-            try:
-                os.remove(self._uri(f["path"]))
-            except OSError:
-                pass
+        remove_files(self.root, staged.files)
 
     def delete_before(self, snap: Snapshot, cutoffs, metadata: Dict[str, object]) -> Optional[int]:
         """Delete rows with ``generation <= cutoff`` of their unit, as version ``snap + 1`` exactly.
@@ -368,7 +255,7 @@ class EmbeddedBackend:
         # are not in the log yet, and a shorter retention could delete them.
         listed = DeltaTable(self.root).vacuum(retention_hours=retention_hours, dry_run=True,
                                               enforce_retention_duration=True)
-        present = {self._uri(f) for f in listed if os.path.exists(self._uri(f))}
+        present = {os.path.join(self.root, f) for f in listed if os.path.exists(os.path.join(self.root, f))}
         DeltaTable(self.root).vacuum(retention_hours=retention_hours, dry_run=False, enforce_retention_duration=True)
         return sum(1 for f in present if not os.path.exists(f))
 
@@ -378,27 +265,12 @@ class EmbeddedBackend:
         Read from that version's log entry (one small JSON file); None when the
         commit is not ours or its entry was cleaned up after a checkpoint.
         """
-        entry = os.path.join(self.root, "_delta_log", f"{version:020d}.json")
-        try:
-            with open(entry, encoding="utf-8") as f:
-                for line in f:
-                    info = json.loads(line).get("commitInfo")
-                    if info is not None:
-                        value = info.get("spark_assign")
-                        return json.loads(value) if isinstance(value, str) else value
-        except (OSError, ValueError):
-            return None
-        return None
+        return spark_assign_of(commit_info(self.root, version))
 
     def history(self, limit: Optional[int] = None) -> List[dict]:
         """The table's commits, newest first (see :func:`~.backend.commit_entry`)."""
         entries = []
         for info in self.snapshot().handle.history(limit):
-            meta = info.get("spark_assign")
-            try:
-                meta = json.loads(meta) if isinstance(meta, str) else meta
-            except ValueError:
-                meta = None
             entries.append(commit_entry(info.get("version", 0), info.get("timestamp"), info.get("operation"),
-                                        meta if isinstance(meta, dict) else None))
+                                        spark_assign_of(info)))
         return entries

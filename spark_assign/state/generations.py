@@ -211,7 +211,9 @@ class GenerationTable:
         """The stages of a rebalance, tried again (from the plan) when another writer commits
         first. ``request`` has at least ``max_attempts`` and ``num_files``."""
         reuse: Optional[tuple] = None
-        for attempt in range(1, request.max_attempts + 1):
+        attempt, upgraded = 0, False
+        while attempt < request.max_attempts:
+            attempt += 1
             stages.next("plan")
             snap = self._current()              # None: no table yet, created once the rows are good
             heads, heads_dir = heads_and_name_at(self._backend, snap)
@@ -231,7 +233,10 @@ class GenerationTable:
             if snap is None or self._backend.missing_columns(snap):
                 moved_on = self._create() if snap is None else self._upgrade(snap)
                 if moved_on.version != (snap.version if snap is not None else 0):
-                    # another writer committed first, or the format was upgraded: start over from there
+                    # another writer committed first, or the format was upgraded: start over from there;
+                    # one upgrade is not a lost race, so it spends no attempt (max_attempts=1 still upgrades)
+                    if snap is not None and not upgraded:
+                        upgraded, attempt = True, attempt - 1
                     reuse = (computed.rows, todo) if isinstance(computed.rows, DataFrame) else None
                     continue
                 snap = moved_on
@@ -242,8 +247,9 @@ class GenerationTable:
             write_heads(self._backend, snap, heads, heads_dir, name,
                         changed_heads(todo, staged.outcome, version, self._heads_strategy(request), self.kind))
             stages.next("commit")
-            if self._commit(snap, staged, name, self._commit_info(request), summary):   # 5. compare-and-set
-                return Rebalance(rows, version, summary)
+            committed = self._commit(snap, staged, name, self._commit_info(request), summary)  # 5. compare-and-set
+            if committed is not None:
+                return Rebalance(rows, committed, summary)
             reuse = (rows, todo) if isinstance(computed.rows, DataFrame) else None   # driver path: recomputed
             time.sleep(min(0.1 * 2 ** attempt, 2.0))
         raise ConcurrentRebalanceError(f"{self.location}: other writers committed first {request.max_attempts} "
@@ -268,20 +274,21 @@ class GenerationTable:
         return staged, rows
 
     def _commit(self, snap: Snapshot, staged: Staged, heads: str, info: Dict[str, object],
-                summary: Dict[str, int]) -> bool:
-        """Commit ``staged`` as version ``snap + 1`` naming the heads ``heads``; False (and
-        everything this attempt wrote removed) when another writer got there first."""
+                summary: Dict[str, int]) -> Optional[int]:
+        """Commit ``staged`` as version ``snap + 1`` naming the heads ``heads``: the version
+        committed, or None (and everything this attempt wrote removed) when another writer got
+        there first."""
         metadata: Dict[str, object] = {"spark_assign": {"format": FORMAT_VERSION, "operation": "rebalance",
                                                        **info, "heads": heads, **summary}}
         fault("before-commit")
         try:
-            self._backend.commit(snap, staged, APP_ID, metadata)
+            committed = self._backend.commit(snap, staged, APP_ID, metadata)
         except CommitConflict:
             self._backend.discard(staged)
             remove_heads(self.path, heads)
-            return False
+            return None
         fault("after-commit")
-        return True
+        return committed
 
     def _create(self) -> Snapshot:
         """Create the table (unless another writer just did) and return its latest snapshot."""
