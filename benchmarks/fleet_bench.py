@@ -1,28 +1,35 @@
-"""Fleet benchmark: DataFrame.assign_partitions over many groups, against grouped-map baselines.
+"""Fleet benchmark: DataFrame.assign_partitions over many groups, against the same pass without assigning.
 
-    python benchmarks/fleet_bench.py            # 100,000 groups and 1,000 large groups (minutes)
-    python benchmarks/fleet_bench.py --quick    # 5,000 groups
+    python benchmarks/fleet_bench.py             # 100,000 groups and 1,000 large groups (many minutes)
+    python benchmarks/fleet_bench.py --quick     # 5,000 groups
+    python benchmarks/fleet_bench.py --million   # only the 1,000,000-group runs (see below)
 
-One local[2] session, one process, side by side. Every job writes to Spark's
-``noop`` sink, so all rows are computed and nothing is collected. Rows:
+What a user sees: a plain ``local[2]`` session (``SparkSession.builder``, not
+``local_session()``), 8 shuffle partitions, Spark's default Arrow batch size,
+subscriptions built by Spark (cross joins of ``spark.range``, cached), every
+job written to Spark's ``noop`` sink (all rows computed, nothing collected).
 
-* ``spark applyInArrow echo``: Spark's own grouped map (``groupBy(group_id)
-  .applyInArrow``), emitting one row per partition per group without
-  assigning: what the issue calls the baseline;
-* ``spark-assign pass, echo``: our own pass (the same wire, shuffle and
-  ``mapInArrow``) with the engine replaced by the same echo: isolates the
-  engine's cost;
-* ``assign_partitions`` fresh, and a rebalance of the same fleet with the
-  fresh result as ``previous`` (cooperative-sticky);
-* ``spark applyInArrow echo, with previous``: the rebalance's own baseline.
-  A rebalance's input is the subscriptions plus every partition row of the
-  previous generation (2.6x the rows of a fresh assignment here), so the
-  same-input grouped map shuffles and groups those rows too, and echoes one
-  row per partition from the subscription rows. The rebalance row reports
-  its ratio to both baselines.
+The baseline is the same pass without assigning (``echo``): the same wire
+(:func:`spark_assign.spark.wire.build_wire`, with the same topics argument and
+previous rows), ``repartition(group_id)``, ``sortWithinPartitions`` and
+``mapInArrow``, emitting the same rows (one per partition of each group's
+topics, the same columns) without assigning. For each shape, topics given as
+a dict and as a DataFrame, ``sticky`` and ``cooperative-sticky``, fresh and a
+rebalance (one member of each group left; ``previous`` is the fresh result,
+cached): each case and its echo run alternately ``--repeat`` times, medians
+and their ratio are reported. ``cold`` rows time the first job of a new
+session (Python workers starting, code not yet compiled), each in its own
+process: what a user running one job sees.
 
-Writes benchmarks/results/fleet.json and prints a table of wall times and
-ratios to the applyInArrow baseline.
+``--million``: 1,000,000 groups of 10 members on 2 topics of 16 partitions
+(32M rows) through ``assign_partitions`` (noop sink) and through
+``AssignmentTable.rebalance`` (first generation, then 1% of the groups
+changed: a member left), with each step's time and the peak resident memory
+of the driver's Python process and of its JVM (in ``local`` mode the JVM
+also runs the executors: it holds the shuffle), each peak reset before its
+step (``/proc/<pid>/clear_refs``). Writes benchmarks/results/fleet.json
+(``--million`` merges its rows into it). ``--million-steps assign`` runs only
+the ``assign_partitions`` step (the state table's steps take longest).
 """
 
 from __future__ import annotations
@@ -31,167 +38,306 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
-from typing import Callable, Dict, List
+from typing import Callable, Dict, Iterator, List, Tuple
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 RESULTS = Path(__file__).parent / "results"
-OUT = "group_id string, generation int, member_id string, topic string, partition int, " \
-      "previous_member_id string, status string"
+OUT = ("group_id string, generation int, member_id string, topic string, partition int, "
+       "previous_member_id string, status string")
+SHUFFLE_PARTITIONS = 8
+STRATEGIES = ("sticky", "cooperative-sticky")
+
+
+def session(memory: str = "6g"):
+    """A plain local[2] session, as a user would start one."""
+    from pyspark.sql import SparkSession
+
+    return (SparkSession.builder.master("local[2]").appName("fleet-bench")
+            .config("spark.sql.shuffle.partitions", str(SHUFFLE_PARTITIONS))
+            .config("spark.driver.memory", memory).config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false").getOrCreate())
 
 
 def subscriptions(spark, groups: int, members: int, topics: int):
     """``groups`` x ``members`` x ``topics`` subscription rows, generated by Spark itself."""
     from pyspark.sql import functions as F
 
-    g = spark.range(groups).select(F.format_string("g%06d", "id").alias("group_id"))
-    m = spark.range(members).select(F.format_string("m%04d", "id").alias("member_id"))
-    t = spark.range(topics).select(F.format_string("t%03d", "id").alias("topic"))
+    g = spark.range(groups).select(F.format_string("g%07d", "id").alias("group_id"))
+    m = spark.range(members).select(F.format_string("consumer-%04d", "id").alias("member_id"))
+    t = spark.range(topics).select(F.format_string("topic-%03d", "id").alias("topic"))
     return g.crossJoin(m).crossJoin(t)
 
 
-def echo_table(table: pa.Table) -> pa.Table:
-    """One row per partition of each (group, topic), owned by the topic's first member: no assigning."""
-    per_topic = table.group_by(["group_id", "topic"]).aggregate(
-        [("member_id", "min"), ("num_partitions", "max")])
-    n = per_topic.column("num_partitions_max").to_numpy()
-    idx = np.repeat(np.arange(per_topic.num_rows), n)
-    part = np.arange(len(idx)) - np.repeat(np.cumsum(n) - n, n)
-    return pa.table({
-        "group_id": per_topic.column("group_id").take(idx),
-        "generation": pa.array(np.ones(len(idx), dtype=np.int32)),
-        "member_id": per_topic.column("member_id_min").take(idx),
-        "topic": per_topic.column("topic").take(idx),
-        "partition": pa.array(part.astype(np.int32)),
-        "previous_member_id": pa.nulls(len(idx), pa.string()),
-        "status": pa.repeat(pa.scalar("new"), len(idx)),
-    })
+# ------------------------------------------------------------------ the echo: the same pass, no assigning
 
 
-def echo_groups(batches):
-    """The echo inside our own pass (wire rows of kind 0 only)."""
+def echo_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """One row per partition of each (group, topic) of the subscription rows (kind 0), owned by
+    the pair's first member: the assignment's rows and columns, without assigning."""
     for batch in batches:
-        table = pa.Table.from_batches([batch])
-        table = table.filter(pc.equal(table.column("kind"), 0))
-        if table.num_rows:
-            yield from echo_table(table.select(["group_id", "member_id", "topic", "num_partitions"])).to_batches()
+        kind = batch.column("kind").to_numpy(zero_copy_only=False)
+        rows = np.flatnonzero(kind == 0)
+        if len(rows) == 0:
+            continue
+        group = batch.column("group_id").dictionary_encode()
+        topic = batch.column("topic").dictionary_encode()
+        g = np.asarray(group.indices.to_numpy(zero_copy_only=False), dtype=np.int64)[rows]
+        t = np.asarray(topic.indices.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)[rows]
+        _, first = np.unique(g * (len(topic.dictionary) + 1) + t, return_index=True)
+        first = rows[np.sort(first)]
+        n = np.asarray(batch.column("num_partitions").fill_null(0).to_numpy(zero_copy_only=False),
+                       dtype=np.int64)[first]
+        at = pa.array(np.repeat(first, n))
+        partition = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+        yield pa.RecordBatch.from_arrays([
+            batch.column("group_id").take(at), pa.array(np.ones(len(at), dtype=np.int32)),
+            batch.column("member_id").take(at), batch.column("topic").take(at),
+            pa.array(partition.astype(np.int32)), pa.nulls(len(at), pa.string()),
+            pa.repeat(pa.scalar("new"), len(at))],
+            names=[c.split()[0] for c in OUT.split(", ")])
 
 
-def applyinarrow_echo(spark, subs, topics: Dict[str, int]):
-    from pyspark.sql import functions as F
-
-    counts = spark.createDataFrame(list(topics.items()), "topic string, num_partitions int")
-    rows = subs.join(F.broadcast(counts), "topic")
-    return rows.groupBy("group_id").applyInArrow(lambda t: echo_table(t), OUT)
-
-
-def applyinarrow_echo_with_previous(spark, subs, previous, topics: Dict[str, int]):
-    """The grouped-map echo over the rebalance's whole input: subscriptions and previous rows."""
-    from pyspark.sql import functions as F
-
-    counts = spark.createDataFrame(list(topics.items()), "topic string, num_partitions int")
-    current = subs.join(F.broadcast(counts), "topic").select(
-        "group_id", F.lit(0).alias("kind"), "member_id", "topic", "num_partitions",
-        F.lit(None).cast("int").alias("partition"))
-    before = previous.select("group_id", F.lit(1).alias("kind"), "member_id", "topic",
-                             F.lit(None).cast("int").alias("num_partitions"), "partition")
-
-    def echo(table: pa.Table) -> pa.Table:
-        return echo_table(table.filter(pc.equal(table.column("kind"), 0)))
-
-    return current.unionByName(before).groupBy("group_id").applyInArrow(echo, OUT)
-
-
-def our_pass_echo(spark, subs, topics: Dict[str, int]):
-    from spark_assign.spark.inputs import subscription_columns, topics_frame
+def echo_pass(subs, topics, previous=None):
+    """The assignment's pass (the same wire, shuffle and sort) with :func:`echo_batches` instead of the engine."""
+    from spark_assign.spark.inputs import previous_frame, subscription_columns, topics_frame
     from spark_assign.spark.wire import build_wire
 
+    spark = subs.sparkSession
     columns, _ = subscription_columns(subs)
-    wire = build_wire(subs, columns, topics_frame(spark, topics), None, with_racks=False)
+    counts = topics if isinstance(topics, dict) else None
+    wire = build_wire(subs, columns, topics_frame(spark, topics), previous_frame(spark, previous),
+                      with_racks=False, topic_counts=counts)
     n = int(spark.conf.get("spark.sql.shuffle.partitions"))
-    return wire.repartition(n, "group_id").sortWithinPartitions("group_id", "kind").mapInArrow(echo_groups, OUT)
+    return wire.repartition(n, "group_id").sortWithinPartitions("group_id", "kind").mapInArrow(echo_batches, OUT)
+
+
+# ------------------------------------------------------------------ timing
 
 
 def run(df) -> None:
     df.write.format("noop").mode("overwrite").save()
 
 
-def timed(make: Callable[[], object], repeat: int) -> float:
-    times = []
+def tree_cpu(root: int) -> float:
+    """CPU seconds used so far by ``root`` and its descendants (the driver, its JVM, Spark's Python
+    workers), those that ended included (counted in their parent's children times)."""
+    parent, used = {}, {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parent[int(entry)] = int(fields[1])
+        used[int(entry)] = sum(int(x) for x in fields[11:15])      # utime, stime, cutime, cstime
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += used.get(pid, 0)
+        todo += [child for child, p in parent.items() if p == pid]
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def timed(make: Callable[[], object]) -> Tuple[float, float]:
+    """Wall seconds and CPU seconds (this process tree) of one run."""
+    c0, t0 = tree_cpu(os.getpid()), time.perf_counter()
+    run(make())
+    return time.perf_counter() - t0, tree_cpu(os.getpid()) - c0
+
+
+def paired(assign: Callable[[], object], echo: Callable[[], object], repeat: int) -> Dict[str, float]:
+    """Medians of ``repeat`` alternating runs of the case and its echo: wall and CPU seconds."""
+    a, e = [], []
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        run(make())
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        e.append(timed(echo))
+        a.append(timed(assign))
+    wall, cpu = statistics.median(x[0] for x in a), statistics.median(x[1] for x in a)
+    echo_wall, echo_cpu = statistics.median(x[0] for x in e), statistics.median(x[1] for x in e)
+    return {"seconds": wall, "echo_seconds": echo_wall, "vs_echo": wall / echo_wall,
+            "cpu_seconds": cpu, "echo_cpu_seconds": echo_cpu, "cpu_vs_echo": cpu / echo_cpu}
 
 
-def fleet_rows(spark, groups: int, members: int, topics: int, partitions: int, repeat: int) -> List[dict]:
+def fleet_rows(spark, groups: int, members: int, topics: int, partitions: int, repeat: int,
+               strategies=STRATEGIES) -> List[dict]:
     import spark_assign  # noqa: F401  (adds DataFrame.assign_partitions)
 
-    topic_map = {f"t{i:03d}": partitions for i in range(topics)}
+    topic_map = {f"topic-{i:03d}": partitions for i in range(topics)}
+    topic_df = spark.createDataFrame(list(topic_map.items()), "topic string, num_partitions int").cache()
+    topic_df.count()
     subs = subscriptions(spark, groups, members, topics).cache()
     subs.count()
-    size = f"{groups:,} groups x {members} members x {topics}x{partitions}"
-    output_rows = groups * topics * partitions
+    leaving = subs.where("member_id != 'consumer-0000'")
+    size = f"{groups:,} x {members} members x {topics}x{partitions}"
     rows = []
-    base = timed(lambda: applyinarrow_echo(spark, subs, topic_map), repeat)
-    rows.append({"case": "spark applyInArrow echo (baseline)", "size": size, "seconds": base, "ratio": 1.0})
-    t = timed(lambda: our_pass_echo(spark, subs, topic_map), repeat)
-    rows.append({"case": "spark-assign pass, echo", "size": size, "seconds": t, "ratio": t / base})
-    fresh = subs.assign_partitions("cooperative-sticky", topics=topic_map)
-    t = timed(lambda: subs.assign_partitions("cooperative-sticky", topics=topic_map), repeat)
-    rows.append({"case": "assign_partitions fresh", "size": size, "seconds": t, "ratio": t / base})
-    previous = fresh.cache()
-    previous.count()
-    leaving = subs.where("member_id != 'm0000'")
-    same_input = timed(lambda: applyinarrow_echo_with_previous(spark, leaving, previous, topic_map), repeat)
-    rows.append({"case": "spark applyInArrow echo, with previous", "size": size, "seconds": same_input,
-                 "ratio": same_input / base, "note": "the rebalance's input: subscriptions + previous rows"})
-    t = timed(lambda: leaving.assign_partitions("cooperative-sticky", topics=topic_map, previous=previous), repeat)
-    rows.append({"case": "assign_partitions rebalance", "size": size, "seconds": t, "ratio": t / base,
-                 "ratio_same_input": t / same_input,
-                 "note": "one member left each group; previous = the fresh result"})
-    for r in rows:
-        r["rows_per_second"] = output_rows / r["seconds"]
-    previous.unpersist()
+    for strategy in strategies:
+        for given, meta in (("dict", topic_map), ("DataFrame", topic_df)):
+            fresh = subs.assign_partitions(strategy, topics=meta)
+            rows.append({"case": "fresh", "strategy": strategy, "topics": given, "size": size,
+                         **paired(lambda: fresh, lambda: echo_pass(subs, meta), repeat)})
+            _progress(rows[-1])
+            previous = fresh.cache()
+            previous.count()
+            again = leaving.assign_partitions(strategy, topics=meta, previous=previous)
+            rows.append({"case": "rebalance", "strategy": strategy, "topics": given, "size": size,
+                         **paired(lambda: again, lambda: echo_pass(leaving, meta, previous), repeat),
+                         "note": "one member left each group; previous = the fresh result"})
+            _progress(rows[-1])
+            previous.unpersist()
     subs.unpersist()
+    topic_df.unpersist()
+    for r in rows:
+        r["rows_per_second"] = groups * topics * partitions / r["seconds"]
     return rows
+
+
+def _progress(row: dict) -> None:
+    """One finished case on stderr (a full run takes long on a loaded machine)."""
+    print({k: (round(v, 3) if isinstance(v, float) else v) for k, v in row.items()}, file=sys.stderr, flush=True)
+
+
+def cold_row(groups: int) -> dict:
+    """The first job of a new session, assigning and echoing, each in its own process."""
+    times = {}
+    for what in ("echo", "assign"):
+        out = subprocess.run([sys.executable, __file__, "--cold-child", what, "--groups", str(groups)],
+                             check=True, capture_output=True, text=True)
+        times[what] = json.loads(out.stdout.strip().splitlines()[-1])
+    a, e = times["assign"], times["echo"]
+    return {"case": "fresh, cold", "strategy": "sticky", "topics": "dict",
+            "size": f"{groups:,} x 10 members x 2x16", "seconds": a["seconds"], "echo_seconds": e["seconds"],
+            "vs_echo": a["seconds"] / e["seconds"], "cpu_seconds": a["cpu"], "echo_cpu_seconds": e["cpu"],
+            "cpu_vs_echo": a["cpu"] / e["cpu"], "note": "the session's first job, each in a new process",
+            "rows_per_second": groups * 32 / a["seconds"]}
+
+
+def cold_child(what: str, groups: int) -> None:
+    import spark_assign  # noqa: F401
+
+    spark = session()
+    topic_map = {"topic-000": 16, "topic-001": 16}
+    subs = subscriptions(spark, groups, 10, 2).cache()
+    subs.count()
+    make = (lambda: subs.assign_partitions("sticky", topics=topic_map)) if what == "assign" \
+        else (lambda: echo_pass(subs, topic_map))
+    wall, cpu = timed(make)
+    print(json.dumps({"seconds": wall, "cpu": cpu}))
+
+
+# ------------------------------------------------------------------ a million groups
+
+
+def _peak(pid: int) -> float:
+    """Peak resident memory of ``pid`` (MiB) since its last reset."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _reset_peak(pid: int) -> None:
+    Path(f"/proc/{pid}/clear_refs").write_text("5")
+
+
+def million_rows(groups: int = 1_000_000, table_steps: bool = True) -> List[dict]:
+    from spark_assign import AssignmentTable
+
+    spark = session(memory="8g")
+    jvm = int(spark._jvm.java.lang.ProcessHandle.current().pid())
+    topic_map = {"topic-000": 16, "topic-001": 16}
+    subs = subscriptions(spark, groups, 10, 2)
+    size = f"{groups:,} x 10 members x 2x16"
+    rows = []
+
+    def step(case: str, make: Callable[[], object], note: str) -> None:
+        for pid in (os.getpid(), jvm):
+            _reset_peak(pid)
+        c0, t0 = tree_cpu(os.getpid()), time.perf_counter()
+        make()
+        rows.append({"case": case, "strategy": "sticky", "topics": "dict", "size": size,
+                     "seconds": time.perf_counter() - t0, "cpu_seconds": tree_cpu(os.getpid()) - c0,
+                     "driver_python_mib": _peak(os.getpid()),
+                     "driver_jvm_mib": _peak(jvm), "note": note})
+        print(rows[-1], flush=True)
+
+    step("assign_partitions", lambda: run(subs.assign_partitions("sticky", topics=topic_map)),
+         "fresh, noop sink")
+    if not table_steps:
+        spark.stop()
+        return rows
+    folder = tempfile.mkdtemp(prefix="fleet-bench-")
+    try:
+        table = AssignmentTable(spark, os.path.join(folder, "state"))
+        step("AssignmentTable.rebalance", lambda: table.rebalance(subs, topic_map, strategy="sticky"),
+             f"first generation ({table.engine} engine)")
+        changed = subs.where("NOT (member_id = 'consumer-0000' AND substring(group_id, 7, 2) = '00')")
+        step("AssignmentTable.rebalance", lambda: table.rebalance(changed, topic_map, strategy="sticky"),
+             "1% of the groups changed (a member left)")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    spark.stop()
+    return rows
+
+
+# ------------------------------------------------------------------ main
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--repeat", type=int, default=None, help="runs per case, median (default 1 quick, 2 full)")
+    parser.add_argument("--million", action="store_true", help="only the 1,000,000-group runs")
+    parser.add_argument("--million-groups", type=int, default=1_000_000,
+                        help="groups of the --million runs (fewer: a trial, written to fleet-quick.json)")
+    parser.add_argument("--million-steps", choices=["all", "assign"], default="all",
+                        help="the --million steps: all, or only assign_partitions")
+    parser.add_argument("--repeat", type=int, default=None, help="runs per case, median (default 1 quick, 3 full)")
+    parser.add_argument("--cold-child", choices=["assign", "echo"], help=argparse.SUPPRESS)
+    parser.add_argument("--groups", type=int, default=100_000, help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    from spark_assign import local_session
-
-    spark = local_session(**{"spark.sql.shuffle.partitions": "4", "spark.driver.memory": "6g"})
-    # Every case once on a small fleet first, untimed: the first job of a kind pays for JIT
-    # compilation and Python worker start-up, which would otherwise land on whichever case runs first.
-    fleet_rows(spark, 500, 10, 2, 16, repeat=1)
-    repeat = args.repeat or (1 if args.quick else 2)
-    sizes = [(5_000, 10, 2, 16)] if args.quick else [(100_000, 10, 2, 16), (1_000, 50, 10, 100)]
-    rows: List[dict] = []
-    for size in sizes:
-        rows += fleet_rows(spark, *size, repeat=repeat)
-    report = {"machine": {"python": platform.python_version(), "cores": os.cpu_count(),
-                          "spark": spark.version, "master": "local[2]",
-                          "load_average_after": [round(x, 2) for x in os.getloadavg()]}, "rows": rows}
+    if args.cold_child:
+        cold_child(args.cold_child, args.groups)
+        return
+    trial = args.quick or (args.million and args.million_groups != 1_000_000)
+    out = RESULTS / ("fleet-quick.json" if trial else "fleet.json")
+    if args.million:
+        report = json.loads(out.read_text()) if out.exists() else {"machine": {}, "rows": []}
+        report["million"] = million_rows(args.million_groups, table_steps=args.million_steps == "all")
+        report["machine"]["load_average_million"] = [round(x, 2) for x in os.getloadavg()]
+    else:
+        repeat = args.repeat or (1 if args.quick else 3)
+        spark = session()
+        load_before = [round(x, 2) for x in os.getloadavg()]
+        # One untimed round first: the first job of each kind pays for code generation.
+        fleet_rows(spark, 500, 10, 2, 16, repeat=1)
+        sizes = [(5_000, 10, 2, 16)] if args.quick else [(100_000, 10, 2, 16), (1_000, 50, 10, 100)]
+        rows: List[dict] = []
+        for size in sizes:
+            rows += fleet_rows(spark, *size, repeat=repeat)
+        version = spark.version
+        spark.stop()
+        rows.append(cold_row(sizes[0][0]))
+        report = {"machine": {"python": platform.python_version(), "cores": os.cpu_count(), "spark": version,
+                              "master": "local[2]", "shuffle_partitions": SHUFFLE_PARTITIONS,
+                              "load_average_before": load_before,
+                              "load_average_after": [round(x, 2) for x in os.getloadavg()]},
+                  "rows": rows}
+        if out.exists() and "million" in json.loads(out.read_text()):
+            report["million"] = json.loads(out.read_text())["million"]
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / ("fleet-quick.json" if args.quick else "fleet.json")).write_text(json.dumps(report, indent=2))
+    out.write_text(json.dumps(report, indent=2))
     print(f"machine: {report['machine']}")
-    print(f"{'case':<40} {'size':<44} {'seconds':>8} {'vs applyInArrow':>16} {'vs same input':>14} {'rows/s':>11}")
-    for r in rows:
-        same = f"{r['ratio_same_input']:.2f}x" if "ratio_same_input" in r else ""
-        print(f"{r['case']:<40} {r['size']:<44} {r['seconds']:>8.1f} {r['ratio']:>15.2f}x {same:>14} "
-              f"{r['rows_per_second']:>11,.0f}")
+    for r in report["rows"] + report.get("million", []):
+        print({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()})
 
 
 if __name__ == "__main__":

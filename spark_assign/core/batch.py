@@ -15,7 +15,8 @@ through :func:`~.api.assign_group`, one at a time) -> ``status``.
 Covered: ``range`` and ``server-range`` (any subscriptions), ``roundrobin`` (members
 subscribing to every topic with partitions), ``sticky``, ``cooperative-sticky`` and
 ``uniform`` (homogeneous groups), fresh or with claims, static members included.
-Through the per-group engine: other strategies, engine options other than
+Through the per-group engine: other strategies (the weighted ones with each
+group's ``weights``), engine options other than
 ``prefer_rack_aware``, groups with replica racks, a partition claimed by two
 members (Kafka's generation rules), and any group the engine would reject (it
 raises the same error, naming the group when ``group_ids`` is given).
@@ -86,6 +87,10 @@ class GroupBatch:
         The previous generation's owners (optional; feed ``previous`` and ``status``).
     pending_off, pending_topic, pending_partition:
         Partitions a cooperative rebalance revoked and has not handed over (optional).
+    weights:
+        ``{group index: the weights option of that group}`` (``{topic: weight per
+        partition}``, optional): passed to the per-group engine, which assigns every group
+        of a weighted strategy (no strategy in :data:`BATCH_STRATEGIES` reads weights).
     group_ids:
         Names of the groups, for errors (optional).
     """
@@ -117,6 +122,7 @@ class GroupBatch:
     pending_off: Optional[np.ndarray] = None
     pending_topic: np.ndarray = field(default_factory=_empty)
     pending_partition: np.ndarray = field(default_factory=_empty)
+    weights: Optional[Mapping[int, Mapping[str, Any]]] = None
     group_ids: Optional[Sequence[Optional[str]]] = None
 
     @property
@@ -251,9 +257,11 @@ def _rules(lay: Layout, strategy: str, take: np.ndarray):
 
 def _fallback(batch: GroupBatch, lay: Layout, out: BatchResult, g: int, strategy: str,
               options: Dict[str, Any]) -> None:
-    """Group ``g`` through the per-group engine; its rows written into ``out``."""
+    """Group ``g`` through the per-group engine (with its weights, if any); its rows written into ``out``."""
+    weights = (batch.weights or {}).get(g)
     try:
-        result = assign_group(batch.group_input(g), strategy, **options)
+        result = assign_group(batch.group_input(g), strategy, **options,
+                              **({} if weights is None else {"weights": weights}))
     except InvalidInputError as e:
         if batch.group_ids is not None:
             raise e.in_group(batch.group_ids[g]) from None

@@ -31,7 +31,7 @@ import numpy as np
 from ..errors import InvalidInputError
 from .model import Group
 
-__all__ = ["LoadOptions", "dense_weights", "check_load_options", "load_options", "weights_from_rows",
+__all__ = ["LoadOptions", "dense_weights", "topic_weights", "check_load_options", "load_options", "weights_from_rows",
            "mean_weight", "DEFAULT_MAX_COUNT_SKEW", "DEFAULT_MIN_IMPROVEMENT", "LOAD_OPTIONS",
            "NULL_PARTITION"]
 
@@ -118,19 +118,34 @@ def dense_weights(group: Group, weights: Optional[Mapping[str, Any]], checked: b
         ``weights`` are float64 arrays of the right lengths already checked (as
         :func:`weights_from_rows` returns them): they are copied in without checking again.
     """
-    P = group.num_partitions
+    return topic_weights(group.topic_names, group.topic_counts, weights, checked)
+
+
+def topic_weights(topic_names: Sequence[Optional[str]], topic_counts: np.ndarray,
+                  weights: Optional[Mapping[str, Any]], checked: bool = False) -> np.ndarray:
+    """:func:`dense_weights` for topics given by name and partition count (a count below 0:
+    none), laid end to end in that order: the weight of each of their partitions.
+
+    Example::
+
+        topic_weights(["t0", "t1"], np.array([3, 1]), {"t0": [5.0, 0.0, 2.5]})
+        # array([5. , 0. , 2.5, 2.5]): t1 gets the mean of the given weights
+    """
+    counts = np.maximum(np.asarray(topic_counts, dtype=np.int64), 0)
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    P = int(offsets[-1])
     if weights is None:
         return np.ones(P, dtype=np.float64)
     if not checked:
         check_load_options({"weights": weights})
     out = np.full(P, np.nan, dtype=np.float64)
     given = np.zeros(P, dtype=bool)
-    for t, name in enumerate(group.topic_names):
-        values = weights.get(name)
+    for t, name in enumerate(topic_names):
+        values = weights.get(cast(str, name))
         if values is None:
             continue
-        lo, n = int(group.topic_offsets[t]), int(group.topic_counts[t])
-        out[lo:lo + n] = values if checked else _topic_weights(name, values, n)
+        lo, n = int(offsets[t]), int(counts[t])
+        out[lo:lo + n] = values if checked else _topic_weights(cast(str, name), values, n)
         given[lo:lo + n] = True
     # Unknown load counts as average load (documented default).
     if not given.all():

@@ -1,15 +1,15 @@
-"""Wire rows to the engine's columnar input, without a Python object per row.
+"""Wire rows to the engine's batch input, without a Python object per row.
 
-:class:`WireBatch` decodes one Arrow batch once and indexes every group in it
-with one set of NumPy passes: strings become int codes into per-batch
-dictionaries (``-1`` for null), ints int64 arrays (``MISSING`` for null), and
-members and topics become per-group indexes, laid out so that each group's
-members, topics, subscriptions, claims and previous rows are contiguous
-slices. :class:`GroupRows` then builds one group's
-:class:`~spark_assign.core.GroupInput` from those slices. Python loops run over
-a group's distinct members and topics, never over its subscription or
-partition rows: a group of a million partitions costs array passes, and a
-fleet of small groups costs a few slices each.
+:class:`WireBatch` decodes one Arrow batch of whole groups once and indexes
+every group in it with one set of NumPy passes: strings become int codes into
+per-batch dictionaries (``-1`` for null), ints int64 arrays (``MISSING`` for
+null), and each group's members, topics, subscriptions, claims, previous
+owners and pending transfers become slices of batch-wide columns with group
+offsets: the :class:`~spark_assign.core.GroupBatch` that
+:func:`~spark_assign.core.assign_batch` assigns all at once
+(:meth:`WireBatch.group_batch`). Python loops run over a batch's dictionaries
+(its distinct names) and its replica-rack rows, never over its subscription
+or partition rows.
 
 Invariants of a batch (the wire is sorted by ``group_id, kind``): a group's
 rows are contiguous, subscriptions (kind 0) before previous-generation rows
@@ -17,34 +17,53 @@ rows are contiguous, subscriptions (kind 0) before previous-generation rows
 in order of first appearance among the subscription rows; topics likewise,
 followed by topics that only the latest previous generation mentions (in
 their order of appearance, with count -1).
+
+The previous generation (kind 1 rows), per group: only the rows of the latest
+generation count. A current member claims its rows there, with that
+generation, unless its own rows carry ``owned_partitions`` (then it claims
+those). A static member that rejoined under a new member id (a row's owner is
+no member, but its ``group_instance_id`` is a member's) inherits the old id's
+rows, and the old id is what ``previous_member_id`` shows. Rows of owners that
+left name the previous owner of their partitions; rows without an owner whose
+status is ``revoked`` are transfers still pending (KIP-429). The new generation
+is one past the latest of the previous generation and the members' own
+generations.
+
+Weights (kind 3 rows, ``topic``, ``partition``, ``weight``), per group: checked
+and made the engine's ``weights`` option by the one validator,
+:func:`~spark_assign.core.weights.weights_from_rows` (:meth:`WireBatch.group_weights`);
+rows of topics the group does not subscribe to are ignored.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple, cast
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from ..core import GroupInput
+from ..core import GroupBatch
 from ..core.keys import run_positions
-from ..core.weights import NULL_PARTITION, weights_from_rows
+from ..core.model import NO_GENERATION
+from ..core.weights import weights_from_rows
 from ..errors import InvalidInputError
 from .wire import KIND_PREVIOUS, KIND_RACKS, KIND_WEIGHTS
 
-__all__ = ["WireBatch", "GroupRows", "MISSING"]
+__all__ = ["WireBatch", "MISSING"]
 
-#: Stands for a null in the int64 columns of a :class:`WireBatch` (the engine's null partition).
-MISSING = NULL_PARTITION
+#: Stands for a null in the int64 columns of a :class:`WireBatch`.
+MISSING = np.iinfo(np.int64).min
 
 
-def _codes(array: pa.Array) -> Tuple[np.ndarray, List[Optional[str]]]:
-    """A string column as (int64 codes, dictionary); null rows get code -1."""
+def _codes(array: pa.Array) -> Tuple[np.ndarray, List[str], pa.Array]:
+    """A string column as (int64 codes, dictionary, the dictionary as Arrow); null rows get code -1
+    (a dictionary holds no null)."""
     if array.null_count == len(array):                 # e.g. no static members: nothing to hash
-        return np.full(len(array), -1, dtype=np.int64), []
+        return np.full(len(array), -1, dtype=np.int64), [], pa.array([], type=pa.string())
     encoded = array.dictionary_encode()
     codes = np.asarray(encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
-    return codes, encoded.dictionary.to_pylist()
+    return codes, encoded.dictionary.to_pylist(), encoded.dictionary.cast(pa.string())
 
 
 def _ints(array: pa.Array) -> np.ndarray:
@@ -71,32 +90,44 @@ def _lookup(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     return np.where(keys[pos] == wanted, pos, -1)
 
 
+def _segment_max(values: np.ndarray, segment: np.ndarray, count: int, initial: int) -> np.ndarray:
+    """The largest of ``values`` per segment (``segment`` sorted, ids in ``[0, count)``), else ``initial``."""
+    out = np.full(count, initial, dtype=np.int64)
+    if len(values):
+        starts = np.flatnonzero(np.concatenate([[True], segment[1:] != segment[:-1]]))
+        out[segment[starts]] = np.maximum.reduceat(values, starts)
+    return out
+
+
 def _segments(segment_of: np.ndarray, count: int) -> np.ndarray:
     """Offsets of each group's slice in an array sorted by group (``count + 1`` of them)."""
     return np.searchsorted(segment_of, np.arange(count + 1))
 
 
 class WireBatch:
-    """One Arrow batch of wire rows, decoded and indexed once (see the module docstring).
+    """One Arrow batch of wire rows holding whole groups, decoded and indexed once (see the
+    module docstring).
 
-    Group ``s`` of the batch spans rows ``starts[s]:starts[s + 1]``; its
-    members are global member indexes ``member_off[s]:member_off[s + 1]``, its
-    topics ``topic_off[s]:...``, and likewise for its subscription pairs
-    (``pair_off``), claims from ``owned_partitions`` (``claim_off``), rows of
-    the latest previous generation (``kept_off``), replica racks (``rack_off``) and
-    weights (``weight_off``; ``weight_topic`` group-local, -1 for a topic the group lacks).
+    Group ``s`` spans rows ``starts[s]:starts[s + 1]``. Its members are the batch's members
+    ``member_off[s]:member_off[s + 1]`` (``member_code``, ``member_instance``, ``member_rack``,
+    ``member_generation`` per member; ``previous_name``: the id ``previous_member_id`` shows
+    for it), and likewise its topics (``topic_off``), subscription pairs (``pair_off``),
+    claims (``claim_off``: ``owned_partitions``, then rows of the latest previous
+    generation), previous owners that left (``prior_off``) and pending transfers
+    (``pending_off``). ``new_generation`` is each group's new generation.
     """
 
     def __init__(self, batch: pa.RecordBatch) -> None:
         col = batch.column
         self.n = batch.num_rows
-        self.group, self.group_names = _codes(col("group_id"))
         self.kind = np.asarray(col("kind").fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int8)
-        self.member, self.member_names = _codes(col("member_id"))
-        self.topic, self.topic_names = _codes(col("topic"))
-        self.instance, self.instance_names = _codes(col("group_instance_id"))
-        self.rack, self.rack_names = _codes(col("rack"))
-        self.status, self.status_names = _codes(col("status"))
+        self.member, self.member_names, self.member_dictionary = _codes(col("member_id"))
+        self.topic, self.topic_names, self.topic_dictionary = _codes(col("topic"))
+        self.instance, self.instance_names, self.instance_dictionary = _codes(col("group_instance_id"))
+        self.rack, self.rack_names, _ = _codes(col("rack"))
+        status = col("status")
+        self.revoked = np.zeros(self.n, dtype=bool) if status.null_count == self.n else \
+            np.asarray(pc.equal(status, "revoked").fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
         self.generation = _ints(col("generation"))
         self.num_partitions = _ints(col("num_partitions"))
         self.partition = _ints(col("partition"))
@@ -112,115 +143,276 @@ class WireBatch:
         self.weight_null = np.asarray(weight.is_null().to_numpy(zero_copy_only=False), dtype=bool)
         self.weight = np.asarray(weight.cast(pa.float64()).fill_null(0.0).to_numpy(zero_copy_only=False),
                                  dtype=np.float64)
-        self._index()
+        self._groups(col("group_id"))
+        self._members()
+        self._check_rows()
+        self._topics()
+        self._subscriptions()
+        self._previous()
+        self._racks()
 
     # ------------------------------------------------------------------ indexing, once per batch
 
-    def _index(self) -> None:
+    def _groups(self, ids: pa.Array) -> None:
+        """Groups are runs of equal ``group_id`` (the rows are sorted by it); ``group_ids`` names
+        them (Arrow, null for a null id), ``seg`` is each row's group."""
         n = self.n
-        self.starts = np.concatenate([[0], np.flatnonzero(self.group[1:] != self.group[:-1]) + 1, [n]]) \
-            if n else np.zeros(1, dtype=np.int64)
-        G = len(self.starts) - 1
-        seg = np.repeat(np.arange(G, dtype=np.int64), np.diff(self.starts))
-        is_prev, is_rack, is_weight = self.kind == KIND_PREVIOUS, self.kind == KIND_RACKS, self.kind == KIND_WEIGHTS
-        is_sub = ~(is_prev | is_rack | is_weight)
-        sub = np.flatnonzero(is_sub)
+        if n > 1:
+            later, earlier = ids.slice(1), ids.slice(0, n - 1)
+            same = pc.or_(pc.equal(later, earlier).fill_null(False),
+                                  pc.and_(later.is_null(), earlier.is_null()))
+            cuts = np.flatnonzero(~np.asarray(same.to_numpy(zero_copy_only=False), dtype=bool)) + 1
+        else:
+            cuts = np.zeros(0, dtype=np.int64)
+        self.starts = np.concatenate([[0], cuts, [n]]).astype(np.int64) if n else np.zeros(1, dtype=np.int64)
+        G = self.G = len(self.starts) - 1
+        self.group_ids = ids.take(pa.array(self.starts[:-1])).cast(pa.string())
+        self.group_names: List[Optional[str]] = self.group_ids.to_pylist()
+        self.group_null = np.asarray(self.group_ids.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+        self.seg = np.repeat(np.arange(G, dtype=np.int64), np.diff(self.starts))
+        self.is_prev, is_rack, is_weight = self.kind == KIND_PREVIOUS, self.kind == KIND_RACKS, \
+            self.kind == KIND_WEIGHTS
+        is_sub = ~(self.is_prev | is_rack | is_weight)
+        self.sub = np.flatnonzero(is_sub)
+        self.weight_rows = np.flatnonzero(is_weight)
+        self.rack_rows = np.flatnonzero(is_rack & (self.topic >= 0))
         self.first_is_subscription = is_sub[self.starts[:-1]] if n else np.zeros(0, dtype=bool)
-        # Members: (group, member) keys in order of first appearance; null members share key 0 of a group.
-        width_m = len(self.member_names) + 1
-        mkeys, m_of_sub, first = _first_appearance(seg[sub] * width_m + self.member[sub] + 1)
-        self.member_first_row = sub[first]
-        self.member_off = _segments(seg[self.member_first_row], G)
-        member_of = np.full(n, -1, dtype=np.int64)
-        member_of[sub] = m_of_sub
-        self._check_rows(sub, member_of)
-        # The latest previous generation of each group, and its usable rows.
-        prev = np.flatnonzero(is_prev & (self.generation != MISSING))
-        latest = np.full(G, MISSING, dtype=np.int64)
-        np.maximum.at(latest, seg[prev], self.generation[prev])
+
+    def _members(self) -> None:
+        """Members: (group, member) keys in order of first appearance; null members share key 0
+        of a group."""
+        sub, seg = self.sub, self.seg
+        self._member_width = len(self.member_names) + 1
+        self._member_keys, m_of_sub, first = _first_appearance(seg[sub] * self._member_width + self.member[sub] + 1)
+        rows = self.member_first_row = sub[first]
+        self.member_group = seg[rows]
+        self.member_off = _segments(self.member_group, self.G)
+        self.member_of = np.full(self.n, -1, dtype=np.int64)
+        self.member_of[sub] = m_of_sub
+        self.member_code = self.member[rows]
+        self.member_instance = self.instance[rows]
+        self.member_rack = self.rack[rows]
+        self.member_generation = self.generation[rows]          # MISSING: none (changed by _previous)
+
+    def _check_rows(self) -> None:
+        """Which groups have a bad subscription row (see :meth:`group_error`)."""
+        bad = np.logical_or.reduce([mask for _, mask in self._row_problems(self.sub)[0]])
+        self.bad_group = np.bincount(self.seg[self.sub[bad]], minlength=self.G) > 0
+
+    def _row_problems(self, rows: np.ndarray) -> Tuple[List[Tuple[str, np.ndarray]], List[Tuple[str, np.ndarray]]]:
+        """The problems of subscription ``rows``: one mask per check, in the order a row-by-row
+        scan checks a row, and per column whether a row disagrees with its member's first row."""
+        member = self.member[rows]
+        empty = self.member_names.index("") if "" in self.member_names else -2
+        bad_member = (member < 0) | (member == empty)
+        first = self.member_first_row[self.member_of[rows]]
+        differs = [(column, values[rows] != values[first]) for column, values in
+                   (("group_instance_id", self.instance), ("rack", self.rack), ("generation", self.generation))]
+        disagree = np.logical_or.reduce([d for _, d in differs]) & ~bad_member
+        count = self.num_partitions[rows]
+        return ([("member", bad_member), ("disagree", disagree), ("metadata", self.metadata_rows[rows] > 1),
+                 ("negative", (count != MISSING) & (count < 0))], differs)
+
+    def _topics(self) -> None:
+        """The latest previous generation and its usable rows (``kept``); then topics:
+        subscription rows with a topic, then topics only the kept rows have, per group."""
+        G, seg, sub = self.G, self.seg, self.sub
+        prev = np.flatnonzero(self.is_prev & (self.generation != MISSING))
+        latest = _segment_max(self.generation[prev], seg[prev], G, MISSING)
         self.latest = np.where(latest == MISSING, 0, latest)
-        self.prev_count = np.bincount(seg[is_prev], minlength=G)
-        kept = np.flatnonzero(is_prev & (self.generation == self.latest[seg]) & (self.topic >= 0)
-                              & (self.partition != MISSING))
-        # Topics: subscription rows with a topic, then the kept previous rows, per group.
-        pairs = sub[self.topic[sub] >= 0]
-        trows = np.concatenate([pairs, kept])
-        trows = trows[np.argsort(seg[trows], kind="stable")]
-        width_t = len(self.topic_names) + 1
-        tkeys, t_of_trow, first = _first_appearance(seg[trows] * width_t + self.topic[trows])
+        self.kept = np.flatnonzero(self.is_prev & (self.generation == self.latest[seg]) & (self.topic >= 0)
+                                   & (self.partition != MISSING))
+        self.pairs = sub[self.topic[sub] >= 0]
+        width = len(self.topic_names) + 1
+        trows = self.pairs
+        keys, t_of_trow, first = _first_appearance(seg[trows] * width + self.topic[trows])
+        kept_topic = _lookup(keys, seg[self.kept] * width + self.topic[self.kept])
+        if (kept_topic < 0).any():                       # topics only the previous generation has
+            trows = np.concatenate([self.pairs, self.kept])
+            trows = trows[np.argsort(seg[trows], kind="stable")]
+            keys, t_of_trow, first = _first_appearance(seg[trows] * width + self.topic[trows])
+        else:
+            trows, t_of_trow = np.concatenate([trows, self.kept]), np.concatenate([t_of_trow, kept_topic])
         topic_first_row = trows[first]
         self.topic_off = _segments(seg[topic_first_row], G)
         self.topic_code = self.topic[topic_first_row]
         counts = self.num_partitions[topic_first_row]
-        self.topic_count = np.where((counts == MISSING) | is_prev[topic_first_row], -1, counts)
-        topic_of = np.full(n, -1, dtype=np.int64)
-        topic_of[trows] = t_of_trow
-        # Subscription pairs and claims, as group-local indexes.
-        self.pair_off = _segments(seg[pairs], G)
-        self.pair_member = member_of[pairs] - self.member_off[seg[pairs]]
-        self.pair_topic = topic_of[pairs] - self.topic_off[seg[pairs]]
+        self.topic_count = np.where((counts == MISSING) | self.is_prev[topic_first_row], -1, counts)
+        self.topic_of = np.full(self.n, -1, dtype=np.int64)
+        self.topic_of[trows] = t_of_trow
+        # Weight rows: their group's topic (group-local; -1 for a topic the group lacks).
+        w = self.weight_rows
+        self.weight_off = _segments(seg[w], G)
+        found = _lookup(keys, seg[w] * width + self.topic[w])
+        self.weight_topic = np.where((found >= 0) & (self.topic[w] >= 0), found - self.topic_off[seg[w]], -1)
+
+    def _subscriptions(self) -> None:
+        """Subscription pairs and the claims of ``owned_partitions``, as group-local indexes."""
+        seg, pairs = self.seg, self.pairs
+        self.pair_off = _segments(seg[pairs], self.G)
+        self.pair_member = self.member_of[pairs] - self.member_off[seg[pairs]]
+        self.pair_topic = self.topic_of[pairs] - self.topic_off[seg[pairs]]
         owning = pairs[~self.owned_null[pairs]]
         lo, hi = self.owned_offsets[owning], self.owned_offsets[owning + 1]
         lengths = hi - lo
-        within = run_positions(lengths)
-        claim_seg = np.repeat(seg[owning], lengths)
-        self.claim_off = _segments(claim_seg, G)
-        self.claim_member = np.repeat(member_of[owning] - self.member_off[seg[owning]], lengths)
-        self.claim_topic = np.repeat(topic_of[owning] - self.topic_off[seg[owning]], lengths)
-        self.claim_partition = self.owned_values[np.repeat(lo, lengths) + within]
+        self._owned_claims = (np.repeat(seg[owning], lengths), np.repeat(self.member_of[owning], lengths),
+                              np.repeat(self.topic_of[owning], lengths),
+                              self.owned_values[np.repeat(lo, lengths) + run_positions(lengths)])
         self.claimed_from_rows = np.zeros(len(self.member_first_row), dtype=bool)
-        self.claimed_from_rows[member_of[owning]] = True
-        # Previous rows: topic and current member (group-local; -1 when the owner left or is null).
-        self.kept_off = _segments(seg[kept], G)
-        self.kept_rows = kept
-        self.kept_topic = topic_of[kept] - self.topic_off[seg[kept]]
-        owner = self.member[kept]
-        m = _lookup(mkeys, seg[kept] * width_m + owner + 1)
-        self.kept_member = np.where((owner >= 0) & (m >= 0), m - self.member_off[seg[kept]], -1)
-        racks = np.flatnonzero(is_rack & (self.topic >= 0))
-        self.rack_rows, self.rack_off = racks, _segments(seg[racks], G)
-        weights = np.flatnonzero(is_weight)
-        self.weight_rows, self.weight_off = weights, _segments(seg[weights], G)
-        t = _lookup(tkeys, seg[weights] * width_t + self.topic[weights])
-        self.weight_topic = np.where((t >= 0) & (self.topic[weights] >= 0), t - self.topic_off[seg[weights]], -1)
-        self.weight_topic_null = self.topic[weights] < 0
-        self.revoked = self.status_names.index("revoked") if "revoked" in self.status_names else -2
+        self.claimed_from_rows[self.member_of[owning]] = True
 
-    def _check_rows(self, sub: np.ndarray, member_of: np.ndarray) -> None:
-        """Row problems of subscription rows, as one mask per check (see :meth:`GroupRows._row_error`)."""
-        n = self.n
-        empty = self.member_names.index("") if "" in self.member_names else -2
-        bad_member = np.zeros(n, dtype=bool)
-        bad_member[sub] = (self.member[sub] < 0) | (self.member[sub] == empty)
-        first = self.member_first_row[member_of[sub]]
-        self.differs = {}
-        disagree = np.zeros(n, dtype=bool)
-        for column, values in (("group_instance_id", self.instance), ("rack", self.rack),
-                               ("generation", self.generation)):
-            d = np.zeros(n, dtype=bool)
-            d[sub] = values[sub] != values[first]
-            self.differs[column] = d
-            disagree |= d
-        disagree &= ~bad_member
-        metadata = np.zeros(n, dtype=bool)
-        metadata[sub] = self.metadata_rows[sub] > 1
-        negative = np.zeros(n, dtype=bool)
-        negative[sub] = (self.num_partitions[sub] != MISSING) & (self.num_partitions[sub] < 0)
-        #: In the order a row-by-row scan checks a row.
-        self.row_checks = (("member", bad_member), ("disagree", disagree), ("metadata", metadata),
-                           ("negative", negative))
-        bad = bad_member | disagree | metadata | negative
-        self.bad_group = np.logical_or.reduceat(bad, self.starts[:-1]) if n else np.zeros(0, dtype=bool)
+    def _previous(self) -> None:
+        """Claims, previous owners and pending transfers from the kept rows (module docstring)."""
+        rows, G = self.kept, self.G
+        group, owner, topic = self.seg[rows], self.member[rows], self.topic_of[rows]
+        partition = self.partition[rows]
+        found = _lookup(self._member_keys, group * self._member_width + owner + 1)
+        member = np.where(owner >= 0, found, -1)                 # the owner's member index, -1: not a member
+        self.previous_name = self.member_code.copy()
+        renamed = np.flatnonzero((owner >= 0) & (member < 0) & (self.instance[rows] >= 0))
+        if len(renamed):                                          # a static member under a new member id
+            target = self._static_member(group[renamed], self.instance[rows][renamed])
+            hit, target = renamed[target >= 0], target[target >= 0]
+            member[hit] = target
+            last = np.full(len(self.member_code), -1, dtype=np.int64)
+            np.maximum.at(last, target, hit)                      # several old ids: the last row's names it
+            renamed_to = np.flatnonzero(last >= 0)
+            self.previous_name[renamed_to] = owner[last[renamed_to]]
+        pending = (owner < 0) & self.revoked[rows]
+        left = (owner >= 0) & (member < 0)
+        inherit = member >= 0
+        inherit[inherit] = ~self.claimed_from_rows[member[inherit]]
+        self.member_generation[member[inherit]] = self.latest[group[inherit]]
+        # Claims: each group's owned_partitions, then its inherited rows.
+        cg, cm, ct, cp = (np.concatenate([a, b[inherit]]) for a, b in
+                          zip(self._owned_claims, (group, member, topic, partition)))
+        order = np.argsort(cg, kind="stable")
+        cg, cm, ct, cp = cg[order], cm[order], ct[order], cp[order]
+        self.claim_off = _segments(cg, G)
+        self.claim_member, self.claim_topic, self.claim_partition = \
+            cm - self.member_off[cg], ct - self.topic_off[cg], cp
+        local_topic = topic - self.topic_off[group]
+        self.prior_off = _segments(group[left], G)
+        self.prior_topic, self.prior_partition, self.prior_owner = local_topic[left], partition[left], owner[left]
+        self.pending_off = _segments(group[pending], G)
+        self.pending_topic, self.pending_partition = local_topic[pending], partition[pending]
+        given = self.member_generation != MISSING
+        self.new_generation = np.maximum(self.latest, _segment_max(
+            self.member_generation[given], self.member_group[given], G, MISSING)) + 1
+
+    def _static_member(self, group: np.ndarray, instance: np.ndarray) -> np.ndarray:
+        """The member of each ``group`` whose ``group_instance_id`` has code ``instance`` (the last
+        one if several), else -1."""
+        static = np.flatnonzero(self.member_instance >= 0)
+        if len(static) == 0:                      # no static member in the batch
+            return np.full(len(group), -1, dtype=np.int64)
+        width = len(self.instance_names) + 1
+        keys = self.member_group[static] * width + self.member_instance[static]
+        order = np.argsort(keys, kind="stable")
+        keys, static = keys[order], static[order]
+        last = np.append(keys[1:] != keys[:-1], True)
+        at = _lookup(keys[last], group * width + instance)
+        return np.where(at >= 0, static[last][at], -1)
+
+    def _racks(self) -> None:
+        """Replica racks per group and topic, for the groups that have them (rack-aware strategies)."""
+        racks: Dict[int, Dict[str, Any]] = {}
+        for i in self.rack_rows.tolist():                         # rows exist only with the column
+            racks.setdefault(int(self.seg[i]), {})[self.topic_names[self.topic[i]]] = \
+                self.replica_racks[i].as_py()                     # type: ignore[index]
+        self.partition_racks: Optional[Mapping[int, Mapping[str, Any]]] = racks or None
+
+    # ------------------------------------------------------------------ the engine's input
+
+    def group_batch(self) -> GroupBatch:
+        """Every group of the batch as the engine's :class:`~spark_assign.core.GroupBatch` (names are
+        codes into this batch's dictionaries)."""
+        generation = self.member_generation
+        return GroupBatch(
+            member_off=self.member_off, member_id=self.member_code, member_names=self.member_names,
+            topic_off=self.topic_off, topic_name=self.topic_code, topic_names=self.topic_names,
+            topic_count=self.topic_count,
+            pair_off=self.pair_off, pair_member=self.pair_member, pair_topic=self.pair_topic,
+            claim_off=self.claim_off, claim_member=self.claim_member, claim_topic=self.claim_topic,
+            claim_partition=self.claim_partition,
+            generation=np.where(generation == MISSING, NO_GENERATION, generation),
+            instance_id=self.member_instance, instance_names=self.instance_names,
+            rack=self.member_rack, rack_names=self.rack_names, partition_racks=self.partition_racks,
+            prior_off=self.prior_off, prior_topic=self.prior_topic, prior_partition=self.prior_partition,
+            prior_owner=self.prior_owner,
+            pending_off=self.pending_off, pending_topic=self.pending_topic,
+            pending_partition=self.pending_partition,
+            group_ids=self.group_names,
+        )
+
+    # ------------------------------------------------------------------ weights
+
+    def weighted_groups(self) -> np.ndarray:
+        """The groups that have weight rows, in order."""
+        return np.flatnonzero(np.diff(self.weight_off) > 0)
+
+    def group_weights(self, s: int) -> Dict[str, np.ndarray]:
+        """Group ``s``'s weight rows as the engine's ``weights`` option, checked by
+        :func:`~spark_assign.core.weights.weights_from_rows` (raising its error, naming the
+        group); a row without a topic is an error too."""
+        lo, hi = int(self.weight_off[s]), int(self.weight_off[s + 1])
+        rows = self.weight_rows[lo:hi]
+        group = self.group_names[s]
+        nameless = np.flatnonzero(self.topic[rows] < 0)
+        if len(nameless):
+            i = int(rows[nameless[0]])
+            raise InvalidInputError("a weights row has a null topic", column="topic",
+                                    rows=[(None, None if self.partition[i] == MISSING else int(self.partition[i]),
+                                           None if self.weight_null[i] else float(self.weight[i]))], group=group)
+        ts, te = int(self.topic_off[s]), int(self.topic_off[s + 1])
+        try:
+            return weights_from_rows(self.name(self.topic_code[ts:te], self.topic_names), self.topic_count[ts:te],
+                                     self.weight_topic[lo:hi], self.partition[rows], self.weight[rows],
+                                     self.weight_null[rows])
+        except InvalidInputError as e:
+            raise e.in_group(group) from None
+
+    # ------------------------------------------------------------------ rows the engine never sees
+
+    def row_errors(self, group_column: bool) -> np.ndarray:
+        """Which groups have rows the engine cannot take (see :meth:`group_error`)."""
+        if not group_column:
+            return self.bad_group
+        return self.bad_group | (self.group_null & self.first_is_subscription)
+
+    def group_error(self, s: int, group_column: bool) -> InvalidInputError:
+        """The error of group ``s`` (one of :meth:`row_errors`): a null ``group_id``, else what a
+        row-by-row scan of the group would raise: its first bad row's first problem."""
+        start, stop = int(self.starts[s]), int(self.starts[s + 1])
+        group = self.group_name(start)
+        if group_column and group is None and self.first_is_subscription[s]:
+            return InvalidInputError("null group_id", column="group_id",
+                                     rows=[self.row(i) for i in range(start, min(stop, start + 5))])
+        rows = self.sub[(self.sub >= start) & (self.sub < stop)]
+        checks, differs = self._row_problems(rows)
+        at = min((int(np.flatnonzero(mask)[0]), k) for k, (_, mask) in enumerate(checks) if mask.any())
+        i, check = int(rows[at[0]]), checks[at[1]][0]
+        if check == "member":
+            return InvalidInputError("null or empty member_id", column="member_id", rows=[self.row(i)], group=group)
+        if check == "disagree":
+            column = next(c for c, d in differs if d[at[0]])
+            first = start + int(np.flatnonzero(self.member[start:i + 1] == self.member[i])[0])
+            return InvalidInputError(f"a member's rows disagree on {column}", column=column,
+                                     rows=[self.row(first), self.row(i)], group=group)
+        if check == "metadata":
+            return InvalidInputError(f"topic has {int(self.metadata_rows[i])} rows in the topic metadata",
+                                     column="topic", rows=[self.topic_name(i)], group=group)
+        return InvalidInputError("negative partition count", column="num_partitions",
+                                 rows=[(self.topic_name(i), int(self.num_partitions[i]))], group=group)
 
     # ------------------------------------------------------------------ names
 
-    def name(self, codes: np.ndarray, names: List[Optional[str]]) -> List[Optional[str]]:
+    def name(self, codes: np.ndarray, names: Sequence[Optional[str]]) -> List[Optional[str]]:
         """Codes back to names (None for -1)."""
         return [names[c] if c >= 0 else None for c in codes.tolist()]
 
     def group_name(self, row: int) -> Optional[str]:
-        code = self.group[row]
-        return self.group_names[code] if code >= 0 else None
+        return self.group_names[self.seg[row]]
 
     def topic_name(self, i: int) -> Optional[str]:
         t = self.topic[i]
@@ -230,141 +422,3 @@ class WireBatch:
         """``(member_id, topic)`` of row ``i``, as error messages show a row."""
         m = self.member[i]
         return (self.member_names[m] if m >= 0 else None, self.topic_name(i))
-
-
-class GroupRows:
-    """Group ``s`` of a :class:`WireBatch`, as the engine's input (``spec``) and its new generation."""
-
-    def __init__(self, b: WireBatch, s: int, group_column: bool = True) -> None:
-        start, stop = int(b.starts[s]), int(b.starts[s + 1])
-        self.group_id = b.group_name(start)
-        self.renamed: Dict[str, str] = {}        # new member id -> the old one whose claims it inherited
-        if group_column and self.group_id is None and b.first_is_subscription[s]:
-            raise InvalidInputError("null group_id", column="group_id",
-                                    rows=[b.row(i) for i in range(start, min(stop, start + 5))])
-        if b.bad_group[s]:
-            raise self._row_error(b, start, stop)
-        ms, me = b.member_off[s], b.member_off[s + 1]
-        first_rows = b.member_first_row[ms:me]
-        self.member_ids = b.name(b.member[first_rows], b.member_names)
-        self.instances = b.name(b.instance[first_rows], b.instance_names)
-        self.generations: List[Optional[int]] = [None if g == MISSING else g
-                                                 for g in b.generation[first_rows].tolist()]
-        ts, te = b.topic_off[s], b.topic_off[s + 1]
-        self.topic_names = b.name(b.topic_code[ts:te], b.topic_names)
-        ps, pe = b.pair_off[s], b.pair_off[s + 1]
-        cs, ce = b.claim_off[s], b.claim_off[s + 1]
-        self.claims = (b.claim_member[cs:ce], b.claim_topic[cs:ce], b.claim_partition[cs:ce])
-        self.claimed_from_rows = b.claimed_from_rows[ms:me]
-        rack_rows = b.rack_rows[b.rack_off[s]:b.rack_off[s + 1]]
-        # Rack rows have a topic, and exist only when the wire has the replica_racks column.
-        racks = {cast(str, b.topic_name(i)): cast(Any, b.replica_racks)[i].as_py() for i in rack_rows.tolist()}
-        self.spec = GroupInput(
-            member_ids=self.member_ids,
-            topic_names=self.topic_names,
-            topic_counts=b.topic_count[ts:te],
-            sub_member=b.pair_member[ps:pe],
-            sub_topic=b.pair_topic[ps:pe],
-            instance_ids=self.instances,
-            racks=b.name(b.rack[first_rows], b.rack_names),
-            partition_racks=racks or None,
-        )
-        self.weights = self._weights(b, s, ts, te)
-        latest = self._previous(b, s) if b.prev_count[s] else 0
-        self.spec.claim_member, self.spec.claim_topic, self.spec.claim_partition = self.claims
-        self.spec.generations = self.generations
-        claimed = [g for g in self.generations if g is not None]
-        self.generation = max([latest] + claimed) + 1 if (latest or claimed) else 1
-
-    @staticmethod
-    def _row_error(b: WireBatch, start: int, stop: int) -> InvalidInputError:
-        """The error a row-by-row scan of the group would raise: its first bad row's first problem."""
-        group = b.group_name(start)
-        at = min((int(np.flatnonzero(mask[start:stop])[0]), k) for k, (_, mask) in enumerate(b.row_checks)
-                 if mask[start:stop].any())
-        i, check = start + at[0], b.row_checks[at[1]][0]
-        if check == "member":
-            return InvalidInputError("null or empty member_id", column="member_id", rows=[b.row(i)], group=group)
-        if check == "disagree":
-            column = next(c for c, d in b.differs.items() if d[i])
-            first = _first_row_of(b, start, i)
-            return InvalidInputError(f"a member's rows disagree on {column}", column=column,
-                                     rows=[b.row(first), b.row(i)], group=group)
-        if check == "metadata":
-            return InvalidInputError(f"topic has {int(b.metadata_rows[i])} rows in the topic metadata",
-                                     column="topic", rows=[b.topic_name(i)], group=group)
-        return InvalidInputError("negative partition count", column="num_partitions",
-                                 rows=[(b.topic_name(i), int(b.num_partitions[i]))], group=group)
-
-    def _weights(self, b: WireBatch, s: int, ts: int, te: int) -> Optional[Dict[str, np.ndarray]]:
-        """The group's weight rows as the engine's ``weights`` option (None: the group has none),
-        checked by :func:`~spark_assign.core.weights.weights_from_rows`. Rows of topics the
-        group does not subscribe to are ignored; a row without a topic is an error."""
-        lo, hi = int(b.weight_off[s]), int(b.weight_off[s + 1])
-        if lo == hi:
-            return None
-        rows = b.weight_rows[lo:hi]
-        if b.weight_topic_null[lo:hi].any():
-            i = int(rows[np.flatnonzero(b.weight_topic_null[lo:hi])[0]])
-            raise InvalidInputError("a weights row has a null topic", column="topic",
-                                    rows=[(None, _or_none(b.partition[i]), None if b.weight_null[i] else
-                                           float(b.weight[i]))], group=self.group_id)
-        return weights_from_rows(self.topic_names, b.topic_count[ts:te], b.weight_topic[lo:hi],
-                                 b.partition[rows], b.weight[rows], b.weight_null[rows])
-
-    def _previous(self, b: WireBatch, s: int) -> int:
-        """Claims from the latest previous generation, prior owners and pending transfers.
-
-        A member whose rows carry ``owned_partitions`` keeps those claims; a
-        static member that rejoined under a new member id inherits the claims of
-        its ``group_instance_id``. Returns the latest previous generation.
-        """
-        latest = int(b.latest[s])
-        ks, ke = b.kept_off[s], b.kept_off[s + 1]
-        rows = b.kept_rows[ks:ke]
-        topic, partition, owner = b.kept_topic[ks:ke], b.partition[rows], b.member[rows]
-        m = b.kept_member[ks:ke]
-        renamed = (owner >= 0) & (m < 0) & (b.instance[rows] >= 0)
-        if renamed.any():                                # a static member under a new member id
-            m = m.copy()
-            by_instance = {i: k for k, i in enumerate(self.instances) if i is not None}
-            for code in np.unique(b.instance[rows][renamed]).tolist():
-                target = by_instance.get(b.instance_names[code])
-                if target is not None:
-                    hit = renamed & (b.instance[rows] == code)
-                    m[hit] = target
-                    # Usually one old id per instance; if several, the last row's (row order) names it.
-                    self.renamed[cast(str, self.member_ids[target])] = \
-                        cast(str, b.member_names[owner[np.flatnonzero(hit)[-1]]])
-        pending = (owner < 0) & (b.status[rows] == b.revoked)
-        self.spec.pending_topic = topic[pending]
-        self.spec.pending_partition = partition[pending]
-        left = (owner >= 0) & (m < 0)                    # remembered for previous_member_id
-        if left.any():
-            owners, owner_of_row, _ = _first_appearance(owner[left])
-        else:
-            owners, owner_of_row = owner[:0], owner[:0]
-        self.spec.prior_topic = topic[left]
-        self.spec.prior_partition = partition[left]
-        self.spec.prior_owner = owner_of_row
-        self.spec.prior_owner_names = cast(List[str], b.name(owners, b.member_names))    # owners are >= 0
-        claim = m >= 0
-        claim[claim] = ~self.claimed_from_rows[m[claim]]
-        if claim.any():
-            cm, ct, cp = self.claims
-            self.claims = (np.concatenate([cm, m[claim]]), np.concatenate([ct, topic[claim]]),
-                           np.concatenate([cp, partition[claim]]))
-            for k in np.flatnonzero(np.bincount(m[claim], minlength=len(self.member_ids))).tolist():
-                self.generations[k] = latest
-        return latest
-
-
-def _or_none(value: int) -> Optional[int]:
-    """An int column's value, None for a null (``MISSING``)."""
-    return None if value == MISSING else int(value)
-
-
-def _first_row_of(b: WireBatch, start: int, i: int) -> int:
-    """The first row of row ``i``'s member in its group (starting at ``start``)."""
-    same = np.flatnonzero(b.member[start:i + 1] == b.member[i])
-    return start + int(same[0])

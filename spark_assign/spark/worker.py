@@ -2,161 +2,215 @@
 
 The job hash-partitions the wire rows by group and sorts each partition by
 group, so a worker sees every group's rows contiguously, possibly split across
-Arrow batches. :func:`assign_batches` walks the batches, carries a group that
-continues into the next batch, calls the engine once per complete group and
-yields one output batch per input batch. No Python object per partition is
-built on the way in (:mod:`.group_rows` decodes each batch once into codes
-and arrays) or on the way out (names are Arrow dictionaries, numbers NumPy
-arrays).
+Arrow batches. :func:`assign_batches` is a pipeline of three stages:
 
-Row kinds on the wire (``kind`` column): subscriptions (0), previous
-assignment rows (1), topic replica racks (2) and partition weights (3); see
-:mod:`.wire`. Engine options (the load-aware knobs) come with the call; a
-group's weights come with its rows.
+* :func:`whole_groups` regroups the incoming batches into chunks of whole
+  groups, at least :data:`CHUNK_ROWS` rows each (the rows of a group that
+  continues into the next batch wait for it: each row is decoded once);
+* :class:`~.group_rows.WireBatch` decodes a chunk into the engine's
+  :class:`~spark_assign.core.GroupBatch`, and :func:`~spark_assign.core.assign_batch`
+  assigns all its groups at once (segment operations where the strategy
+  allows, else the per-group engine, group by group);
+* :func:`output_batch` turns the result into one Arrow batch, every string
+  column taken from the chunk's own dictionaries.
+
+No Python object per row or partition is built on the way. Row kinds on the
+wire (``kind`` column): subscriptions (0), previous assignment rows (1),
+topic replica racks (2) and partition weights (3); see :mod:`.wire`. Engine
+options (the load-aware knobs) come with the call, a group's weights with its
+rows: a weighted strategy assigns each group through the per-group engine
+(inside :func:`~spark_assign.core.assign_batch`), with its weights.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, List, Mapping, Optional
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from ..core import STATUS_NAMES, assign_group, get_strategy
-from ..core.weights import dense_weights
+from ..core import STATUS_NAMES, BatchResult, assign_batch, assign_group, get_strategy
+from ..core.weights import topic_weights
 from ..errors import InvalidInputError
-from .group_rows import GroupRows, WireBatch
+from .group_rows import WireBatch
 from .wire import result_arrow_schema
 
-__all__ = ["assign_batches", "GroupRows"]
+__all__ = ["assign_batches", "whole_groups", "output_batch", "CHUNK_ROWS"]
 
+#: Rows of wire a chunk gathers before it is assigned (unless the input ends first). The engine's
+#: cost per call is about a millisecond whatever the chunk's size, and Spark sends batches of
+#: ``spark.sql.execution.arrow.maxRecordsPerBatch`` rows (10,000 by default: 500 groups of 10
+#: members x 2 topics, or a single large group), so a chunk spans several batches.
+CHUNK_ROWS = 100_000
 
-class _Output:
-    """Accumulates groups' results into one Arrow batch (names as dictionaries)."""
-
-    def __init__(self) -> None:
-        self.names: List[str] = []
-        self.parts: Dict[str, List[np.ndarray]] = {k: [] for k in
-                                                   ("group", "generation", "member", "topic", "partition",
-                                                    "previous", "status", "instance", "weight")}
-        self.groups: List[object] = []
-        self.instances: List[Optional[str]] = []
-
-    def add(self, rows: GroupRows, result) -> None:
-        n = len(result.owner)
-        if n == 0:
-            return
-        base = len(self.names)
-        g = result.group
-        self.names.extend(g.topic_names)
-        owner_names = g.owner_names()
-        topic_codes = base + result.topic
-        base_m = len(self.names)
-        self.names.extend(owner_names)
-        base_p = len(self.names)
-        renamed = rows.renamed
-        self.names.extend([renamed.get(n, n) for n in owner_names])   # a restarted static member's old id
-        group_code = len(self.groups)
-        self.groups.append(rows.group_id)
-        p = self.parts
-        p["group"].append(np.full(n, group_code, dtype=np.int32))
-        p["generation"].append(np.full(n, rows.generation, dtype=np.int32))
-        p["member"].append(np.where(result.owner >= 0, base_m + result.owner, -1))
-        p["topic"].append(topic_codes)
-        p["partition"].append(result.partition.astype(np.int32))
-        p["previous"].append(np.where(result.previous_owner >= 0, base_p + result.previous_owner, -1))
-        p["status"].append(result.status.astype(np.int32))
-        base_i = len(self.instances)
-        self.instances.extend(g.instance_ids)
-        p["instance"].append(np.where(result.owner >= 0, base_i + result.owner, -1))
-        p["weight"].append(dense_weights(g, rows.weights, checked=True))     # rows are in pid order
-
-    def batch(self, with_instance: bool = False, with_weight: bool = False) -> Optional[pa.RecordBatch]:
-        if not self.parts["group"]:
-            return None
-        cat = {k: np.concatenate(v) for k, v in self.parts.items()}
-        names = pa.array(self.names, type=pa.string())
-
-        def strings(codes: np.ndarray, dictionary: pa.Array) -> pa.Array:
-            mask = codes < 0
-            idx = pa.array(np.where(mask, 0, codes).astype(np.int32), mask=mask if mask.any() else None)
-            return pa.DictionaryArray.from_arrays(idx, dictionary).cast(pa.string())
-
-        columns = [
-            strings(cat["group"], pa.array(self.groups, type=pa.string())),
-            pa.array(cat["generation"], type=pa.int32()),
-            strings(cat["member"], names),
-            strings(cat["topic"], names),
-            pa.array(cat["partition"], type=pa.int32()),
-            strings(cat["previous"], names),
-            strings(cat["status"], pa.array(STATUS_NAMES, type=pa.string())),
-        ]
-        if with_instance:
-            columns.append(strings(cat["instance"], pa.array(self.instances, type=pa.string())))
-        if with_weight:
-            columns.append(pa.array(cat["weight"], type=pa.float64()))
-        return pa.RecordBatch.from_arrays(columns, schema=result_arrow_schema(with_instance, with_weight))
+_STATUS = pa.array(STATUS_NAMES, type=pa.string())
 
 
 def assign_batches(batches: Iterator[pa.RecordBatch], strategy: str, group_column: bool = True,
-                   with_instance: bool = False, options: Optional[Mapping[str, Any]] = None,
-                   with_weight: bool = False) -> Iterator[pa.RecordBatch]:
+                   with_instance: bool = False, chunk_rows: int = CHUNK_ROWS,
+                   options: Optional[Mapping[str, Any]] = None, with_weight: bool = False
+                   ) -> Iterator[pa.RecordBatch]:
     """Assign every group in ``batches`` (sorted by group; a group may span batches).
 
-    ``group_column``: the input had a ``group_id`` column, so a null one is an error.
-    ``with_instance``: add each owner's ``group_instance_id`` (for the state table).
-    ``options``: engine options for every group (the load-aware knobs; each group's
-    ``weights`` come from its weight rows). ``with_weight``: add each partition's ``weight``.
+    Example::
+
+        out = list(assign_batches(iter(wire.to_batches()), "sticky"))
+
+    Parameters
+    ----------
+    batches:
+        Wire rows (:mod:`.wire`), sorted by ``group_id``.
+    strategy:
+        The strategy's name.
+    group_column:
+        The input had a ``group_id`` column, so a null one is an error.
+    with_instance:
+        Add each owner's ``group_instance_id`` (for the state table).
+    chunk_rows:
+        Rows a chunk gathers (see :data:`CHUNK_ROWS`).
+    options:
+        Engine options for every group (the load-aware knobs; each group's ``weights``
+        come from its weight rows).
+    with_weight:
+        Add each partition's ``weight`` (1.0 in a group without weight rows).
     """
-    options = dict(options or {})
-    pending: List[pa.RecordBatch] = []        # the rows so far of a group that may continue
+    for chunk in whole_groups(batches, chunk_rows):
+        done = assign_chunk(WireBatch(chunk), strategy, group_column, with_instance, options, with_weight)
+        if done is not None:
+            yield done
+
+
+def whole_groups(batches: Iterator[pa.RecordBatch], min_rows: int = CHUNK_ROWS) -> Iterator[pa.RecordBatch]:
+    """``batches`` (sorted by ``group_id``) regrouped into batches of whole groups, each at least
+    ``min_rows`` rows unless the input ends; empty batches are skipped."""
+    held: List[pa.RecordBatch] = []
+    rows = 0
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        c = WireBatch(batch)
-        groups = len(c.starts) - 1
-        first = 0                                 # the first group of this batch assigned from it
-        out = _Output()
-        if pending:
-            if c.group_name(0) != pending[0].column("group_id")[0].as_py():
-                _assign_rows(pending, strategy, out, group_column, options)
-                pending = []
-            elif groups == 1:                     # the whole batch continues the pending group
-                pending.append(batch)
-                continue
-            else:
-                _assign_rows(pending + [batch.slice(0, int(c.starts[1]))], strategy, out, group_column, options)
-                pending = []
-                first = 1
-        for s in range(first, groups - 1):
-            _assign_one(c, s, strategy, out, group_column, options)
-        pending = [batch.slice(int(c.starts[-2]))]   # the last group may continue in the next batch
-        done = out.batch(with_instance, with_weight)
-        if done is not None:
-            yield done
-    if pending:
-        out = _Output()
-        _assign_rows(pending, strategy, out, group_column, options)
-        done = out.batch(with_instance, with_weight)
-        if done is not None:
-            yield done
+        held.append(batch)
+        rows += batch.num_rows
+        if rows < min_rows:
+            continue
+        cut = _last_group_start(batch)
+        if cut == 0:                          # one group, which may continue in the next batch
+            continue
+        yield _concat(held[:-1] + [batch.slice(0, cut)])
+        held = [batch.slice(cut)]
+        rows = batch.num_rows - cut
+    if held:
+        yield _concat(held)
 
 
-def _assign_rows(parts: List[pa.RecordBatch], strategy: str, out: _Output, group_column: bool,
-                 options: Dict[str, Any]) -> None:
-    """Assign one group whose rows are spread over ``parts``."""
-    batch = parts[0] if len(parts) == 1 else pa.Table.from_batches(parts).combine_chunks().to_batches()[0]
-    _assign_one(WireBatch(batch), 0, strategy, out, group_column, options)
+def _last_group_start(batch: pa.RecordBatch) -> int:
+    """The first row of the batch's last group (the rows are sorted by ``group_id``)."""
+    groups = batch.column("group_id")
+    last = groups[batch.num_rows - 1]
+    differs = groups.is_valid() if not last.is_valid else pc.not_equal(groups, last).fill_null(True)
+    other = np.flatnonzero(np.asarray(differs.to_numpy(zero_copy_only=False), dtype=bool))
+    return int(other[-1]) + 1 if len(other) else 0
 
 
-def _assign_one(c: WireBatch, s: int, strategy: str, out: _Output, group_column: bool,
-                options: Dict[str, Any]) -> None:
-    """Assign group ``s`` of ``c``."""
+def _concat(batches: List[pa.RecordBatch]) -> pa.RecordBatch:
+    return batches[0] if len(batches) == 1 else pa.concat_batches(batches)
+
+
+def assign_chunk(c: WireBatch, strategy: str, group_column: bool = True, with_instance: bool = False,
+                 options: Optional[Mapping[str, Any]] = None, with_weight: bool = False) -> Optional[pa.RecordBatch]:
+    """Assign every group of ``c`` (whole groups); None when they have no partition.
+
+    Errors are raised as the groups come: an earlier group's is raised first, whether the
+    engine finds it or the rows' own checks (:meth:`~.group_rows.WireBatch.row_errors`, then
+    :meth:`~.group_rows.WireBatch.group_weights`) do; they carry the group's name and reach
+    the driver as data (see :mod:`.failures`).
+    """
+    options = dict(options or {})
+    batch = c.group_batch()
+    weights, first, error = _checked_weights(c, group_column)
+    if get_strategy(strategy).weighted:       # only a weighted strategy reads them
+        batch.weights = weights
+    if error is not None:
+        for s in range(first):                # an earlier group's engine error comes first
+            try:
+                assign_group(batch.group_input(s), strategy, **options,
+                             **({"weights": weights[s]} if batch.weights and s in weights else {}))
+            except InvalidInputError as e:
+                raise e.in_group(c.group_names[s]).for_driver() from None
+        raise error.for_driver()
     try:
-        rows = GroupRows(c, s, group_column)
-        # Only a weighted strategy reads the weights (weights_from_rows has checked them).
-        weighed = rows.weights is not None and get_strategy(strategy).weighted
-        result = assign_group(rows.spec, strategy, **options, **({"weights": rows.weights} if weighed else {}))
-    except InvalidInputError as e:       # to the driver as data (see .failures)
-        raise e.in_group(c.group_name(int(c.starts[s]))).for_driver() from None
-    out.add(rows, result)
+        result = assign_batch(batch, strategy, **options)
+    except InvalidInputError as e:            # assign_batch names the group
+        raise e.for_driver() from None
+    return output_batch(c, result, with_instance, weights if with_weight else None)
+
+
+def _checked_weights(c: WireBatch, group_column: bool
+                     ) -> Tuple[Dict[int, Dict[str, np.ndarray]], int, Optional[InvalidInputError]]:
+    """Each group's weights (groups with weight rows), checked in group order up to the first
+    group with an error: ``(weights, that group, its error)``, or ``(weights, G, None)``. A
+    group's bad rows are its error before its weights are read."""
+    bad = np.flatnonzero(c.row_errors(group_column))
+    stop = int(bad[0]) if len(bad) else c.G
+    weights: Dict[int, Dict[str, np.ndarray]] = {}
+    for s in c.weighted_groups().tolist():
+        if s >= stop:
+            break
+        try:
+            weights[s] = c.group_weights(s)
+        except InvalidInputError as e:
+            return weights, s, e
+    return weights, stop, (c.group_error(stop, group_column) if len(bad) else None)
+
+
+def output_batch(c: WireBatch, result: BatchResult, with_instance: bool = False,
+                 weights: Optional[Mapping[int, Mapping[str, np.ndarray]]] = None) -> Optional[pa.RecordBatch]:
+    """The result rows of ``c``'s groups (``RESULT_COLUMNS``, plus the owner's
+    ``group_instance_id`` if asked, and each partition's ``weight`` when ``weights`` (per group,
+    as :meth:`~.group_rows.WireBatch.group_weights` gives them) are given); None when there are
+    none."""
+    if len(result.owner) == 0:
+        return None
+    per_group = np.diff(result.row_off)
+    owner = result.owner
+    member = np.where(owner >= 0, c.member_code[np.maximum(owner, 0)], -1)
+    prev = result.previous_member
+    previous = np.where(prev >= 0, c.previous_name[np.maximum(prev, 0)], result.previous_departed)
+    columns = [
+        _strings(np.repeat(np.arange(c.G), per_group), c.group_ids),
+        pa.array(np.repeat(c.new_generation, per_group).astype(np.int32), type=pa.int32()),
+        _strings(member, c.member_dictionary),
+        _strings(c.topic_code[result.topic], c.topic_dictionary),
+        pa.array(result.partition.astype(np.int32), type=pa.int32()),
+        _strings(previous, c.member_dictionary),
+        _strings(result.status, _STATUS),
+    ]
+    if with_instance:
+        # "" reads as no instance id, as the engine reads it.
+        empty = c.instance_names.index("") if "" in c.instance_names else -2
+        instance = np.where(c.member_instance == empty, -1, c.member_instance)
+        columns.append(_strings(np.where(owner >= 0, instance[np.maximum(owner, 0)], -1), c.instance_dictionary))
+    if weights is not None:
+        columns.append(pa.array(_row_weights(c, result, weights), type=pa.float64()))
+    return pa.RecordBatch.from_arrays(columns, schema=result_arrow_schema(with_instance, weights is not None))
+
+
+def _row_weights(c: WireBatch, result: BatchResult, weights: Mapping[int, Mapping[str, np.ndarray]]) -> np.ndarray:
+    """The weight of each result row's partition: 1.0 in a group without weights, else as
+    :func:`~spark_assign.core.weights.dense_weights` gives it to the engine."""
+    out = np.ones(len(result.owner), dtype=np.float64)
+    for s, given in weights.items():
+        lo, hi = int(result.row_off[s]), int(result.row_off[s + 1])
+        ts, te = int(c.topic_off[s]), int(c.topic_off[s + 1])
+        counts = c.topic_count[ts:te]
+        dense = topic_weights(c.name(c.topic_code[ts:te], c.topic_names), counts, given, checked=True)
+        first = np.concatenate([[0], np.cumsum(np.maximum(counts, 0))])
+        out[lo:hi] = dense[first[result.topic[lo:hi] - ts] + result.partition[lo:hi]]
+    return out
+
+
+def _strings(codes: np.ndarray, dictionary: pa.Array) -> pa.Array:
+    """Codes into ``dictionary`` as a string column (-1: null)."""
+    mask = codes < 0
+    index = pa.array(np.where(mask, 0, codes).astype(np.int32), mask=mask if mask.any() else None)
+    return dictionary.take(index)

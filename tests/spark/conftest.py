@@ -25,3 +25,13 @@ def spark():
     session = local_session(master="local[2]", app_name="spark-assign-tests", with_delta=False,
                             **{"spark.sql.shuffle.partitions": "2", **session_conf()})
     yield session
+
+
+@pytest.fixture
+def arrow_batch_rows(spark):
+    """Sets Spark's Arrow batch size (rows) for one test, e.g. ``arrow_batch_rows(37)`` for several
+    batches per task; restored afterwards."""
+    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    before = spark.conf.get(key)
+    yield lambda rows: spark.conf.set(key, str(rows))
+    spark.conf.set(key, before)

@@ -143,6 +143,70 @@ def test_the_optional_nested_columns_may_be_absent_from_the_wire():
     assert got[0] == got[1] and len(got[0]) == sum(TOPICS.values())
 
 
+# ------------------------------------------------------------------ random fleets against the per-group engine
+
+import random as _random  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from spark_assign.spark.worker import whole_groups  # noqa: E402
+
+from .wirefleet import expected_rows, random_fleet, wire_table  # noqa: E402
+
+STRATEGIES = ["range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range"]
+RACK_AWARE = {"range", "sticky", "cooperative-sticky"}
+
+
+def worker_rows(table, strategy, batch_rows, chunk_rows, with_racks):
+    out = list(assign_batches(iter(table.to_batches(max_chunksize=batch_rows)), strategy, with_instance=True,
+                              chunk_rows=chunk_rows))
+    return [tuple(r.values()) for r in pa.Table.from_batches(out).to_pylist()] if out else []
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(rng=st.randoms(use_true_random=False), strategy=st.sampled_from(STRATEGIES),
+       groups=st.integers(1, 25), batch_rows=st.sampled_from([7, 50, 10_000]),
+       chunk_rows=st.sampled_from([1, 100, 100_000]), racks=st.booleans())
+def test_random_fleets_equal_the_per_group_engine_row_for_row(rng, strategy, groups, batch_rows, chunk_rows, racks):
+    """Mixed sizes and subscriptions, claims, static members (some restarted), racks, previous
+    generations, non-ASCII ids; groups split across batches and chunks of any size."""
+    with_racks = racks and strategy in RACK_AWARE
+    fleet = random_fleet(rng, groups, racks=racks)
+    got = worker_rows(wire_table(fleet, with_racks), strategy, batch_rows, chunk_rows, with_racks)
+    assert got == expected_rows(fleet, strategy, with_racks)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_larger_random_fleet_equals_the_per_group_engine(strategy):
+    fleet = random_fleet(_random.Random(strategy), 300, racks=strategy in RACK_AWARE)
+    with_racks = strategy in RACK_AWARE
+    assert worker_rows(wire_table(fleet, with_racks), strategy, 10_000, 100_000, with_racks) == \
+        expected_rows(fleet, strategy, with_racks)
+
+
+@settings(max_examples=50, deadline=None)
+@given(sizes=st.lists(st.integers(1, 30), min_size=1, max_size=20), batch_rows=st.integers(1, 40),
+       min_rows=st.integers(1, 80))
+def test_chunks_hold_whole_groups_and_every_row_once(sizes, batch_rows, min_rows):
+    ids = [f"g{i:02d}" for i, n in enumerate(sizes) for _ in range(n)]
+    table = pa.table({"group_id": ids, "row": list(range(len(ids)))})
+    chunks = list(whole_groups(iter(table.to_batches(max_chunksize=batch_rows)), min_rows))
+    assert [r for c in chunks for r in c.column("row").to_pylist()] == list(range(len(ids)))
+    seen = [set(c.column("group_id").to_pylist()) for c in chunks]
+    assert all(not (a & b) for i, a in enumerate(seen) for b in seen[i + 1:])
+    # A chunk is cut once min_rows are held, before the group the last batch ends in.
+    for c, after in zip(chunks, chunks[1:]):
+        first = after.column("group_id")[0].as_py()
+        assert c.num_rows + after.column("group_id").to_pylist().count(first) >= min_rows
+
+
+def subscribed_members(rng, group):
+    """1-4 members of ``group`` subscribing to every topic, and their subscription rows."""
+    members = [Member(f"c{i}", topics=sorted(TOPICS)) for i in range(rng.randint(1, 4))]
+    return members, [sub(group, m.member_id, t) for m in members for t in m.topics]
+
+
 @pytest.mark.parametrize("batch_rows", [2, 5, 10_000])
 def test_weight_rows_are_weights_not_subscriptions(batch_rows):
     """Kind-3 rows carry a group's weights, across batch splits, and never count as subscriptions."""
@@ -150,8 +214,8 @@ def test_weight_rows_are_weights_not_subscriptions(batch_rows):
     rows, expected = [], {}
     for g in range(6):
         group = f"g{g}"
-        members = [Member(f"c{i}", topics=sorted(TOPICS)) for i in range(rng.randint(1, 4))]
-        rows += [sub(group, m.member_id, t) for m in members for t in m.topics]
+        members, subscribed = subscribed_members(rng, group)
+        rows += subscribed
         lag = {t: [float(rng.randint(0, 100)) for _ in range(n)] for t, n in TOPICS.items()}
         rows += [weight(group, t, p, w) for t, ws in lag.items() for p, w in enumerate(ws)]
         expected[group] = (assign(members, TOPICS, "load-aware", weights=lag), lag)
@@ -161,3 +225,50 @@ def test_weight_rows_are_weights_not_subscriptions(batch_rows):
         want = {tp: m for m, tps in result.assignment.items() for tp in tps}
         assert owners(out, group) == want, group
         assert all(r["weight"] == lag[r["topic"]][r["partition"]] for r in out if r["group_id"] == group)
+
+
+@pytest.mark.parametrize("chunk_rows", [1, 100_000])
+@pytest.mark.parametrize("strategy", ["sticky", "range", "load-aware"])
+def test_weights_of_some_partitions_fill_the_weight_column_with_their_mean(strategy, chunk_rows):
+    """Groups with weights for some partitions of some topics, beside groups without any, in one
+    chunk or one chunk per group: a batched strategy assigns as without weights, a weighted one
+    as the engine with the group's weights; the weight column is 1.0 without weights, else the
+    given weight, or the mean of the group's given weights for a partition without one."""
+    rng = random.Random(11)
+    rows, expected = [], {}
+    for g in range(8):
+        group = f"g{g}"
+        members, subscribed = subscribed_members(rng, group)
+        rows += subscribed
+        given = {} if g % 3 == 0 else {(t, p): float(rng.randint(0, 50)) for t in ("t0", "t2")
+                                       for p in rng.sample(range(TOPICS[t]), 2)}
+        rows += [weight(group, t, p, w) for (t, p), w in given.items()]
+        mean = sum(given.values()) / len(given) if given else 1.0
+        dense = {t: [given.get((t, p), mean) for p in range(n)] for t, n in TOPICS.items()}
+        options = {"weights": {t: dense[t] for t in ("t0", "t2")}} if given and strategy == "load-aware" else {}
+        expected[group] = (assign(members, TOPICS, strategy, **options), dense)
+    out = run(rows, strategy, 10_000, with_weight=True, chunk_rows=chunk_rows)
+    for group, (result, dense) in expected.items():
+        assert owners(out, group) == {tp: m for m, tps in result.assignment.items() for tp in tps}, group
+        assert {(r["topic"], r["partition"]): r["weight"] for r in out if r["group_id"] == group} == \
+            {(t, p): w for t, ws in dense.items() for p, w in enumerate(ws)}, group
+
+
+@pytest.mark.parametrize("bad_first", [True, False])
+def test_a_bad_weight_and_a_bad_row_the_earlier_group_is_named(bad_first):
+    """Weights are checked group by group with the rows: the earlier group's problem is raised."""
+    bad_weight = [sub("g0", "a", "t0"), weight("g0", "t0", 0, -1.0)]
+    bad_row = [sub("g1", "a", "t0"), sub("g1", None, "t0")]
+    rows = bad_weight + bad_row if bad_first else bad_row + [dict(r, group_id="g2") for r in bad_weight]
+    match = "weights must be finite.*group 'g0'" if bad_first else "null or empty member_id.*group 'g1'"
+    with pytest.raises(InvalidInputError, match=match):
+        run(rows, "load-aware", with_weight=True)
+
+
+def test_a_previous_static_owner_and_no_static_member_in_the_batch():
+    """A previous row names an instance id but no member of the batch is static (found by the
+    random fleets: the lookup of static members failed on an empty batch of them)."""
+    rows = [sub("g0", "a", "t0"), prev("g0", "old", "t0", 0, 1, instance="i-old")]
+    out = run(rows, "range")
+    assert owners(out, "g0") == {("t0", p): "a" for p in range(TOPICS["t0"])}
+    assert [r["previous_member_id"] for r in out if r["partition"] == 0] == ["old"]

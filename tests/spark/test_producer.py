@@ -28,13 +28,9 @@ def records(spark):
 
 
 @pytest.fixture
-def small_batches(spark):
+def small_batches(arrow_batch_rows):
     # Several Arrow batches per task, so per-topic state must carry over between them.
-    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
-    old = spark.conf.get(key)
-    spark.conf.set(key, "97")
-    yield
-    spark.conf.set(key, old)
+    arrow_batch_rows(97)
 
 
 def by_seq(df):
