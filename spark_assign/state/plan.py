@@ -220,10 +220,12 @@ def changed_units(rows: DataFrame, heads: DataFrame, salt: str, force: bool, als
         "max(_missing) AS _missing", "max(_odd_generation) AS _odd_generation",
         *[f"max({n}) AS {n}" for n, _ in _HEAD]]])
     observed = Observation("spark_assign_plan")
-    groups = groups.where("_rows > 0").observe(
-        observed, F.expr("count(1) AS groups"), F.expr("count(_missing) AS missing_groups"),
-        F.expr("slice(array_sort(collect_set(_missing)), 1, 5) AS missing_topics"),
-        F.expr("count(_odd_generation) AS negative_generation_groups"))
+    figures = [F.expr("count(1) AS groups"), F.expr("count(_missing) AS missing_groups"),
+               F.expr("slice(array_sort(collect_set(_missing)), 1, 5) AS missing_topics"),
+               F.expr("count(_odd_generation) AS negative_generation_groups")]
+    groups = groups.where("_rows > 0")
+    counted = groups
+    groups = groups.observe(observed, *figures)
     changed = f"{str(bool(force)).lower()} OR _fp IS NULL OR _fp != input_fingerprint OR {also_changed}"
     found = groups.where(f"coalesce({changed}, true)").select(
         key, "input_fingerprint", "partitions", "_generation", "_commit", "_fp", "_empty").collect()
@@ -233,6 +235,10 @@ def changed_units(rows: DataFrame, heads: DataFrame, salt: str, force: bool, als
             raise InvalidInputError(f"null {key}", column=key)
         out[e[0]] = ChangedGroup(e[1], int(e[2] or 0), e[3], e[4], e[5], bool(e[6]))
     metrics = observed.get
+    if "groups" not in metrics:
+        # Spark Connect can end the query before its observed metrics reach the client (seen under
+        # load: an empty dict); they are then counted by one more job, never guessed.
+        metrics = counted.agg(*figures).collect()[0].asDict()          # an aggregate has one row
     return Plan(int(metrics["groups"]), out, int(metrics["missing_groups"]), list(metrics["missing_topics"] or []),
                 int(metrics["negative_generation_groups"]))
 
