@@ -81,6 +81,8 @@ def _status_legend() -> str:
 def sortable_table(table_id: str, headers: Sequence[str], rows: List[str], numeric: Sequence[bool]) -> str:
     """A table whose headings sort it (the page's script), ``rows`` being ``<tr>`` elements;
     numeric columns are right-aligned, known headings get a tooltip saying what they count."""
+    if len(numeric) != len(headers):            # zip would silently drop the last headings
+        raise ValueError(f"{table_id}: {len(headers)} headings but {len(numeric)} numeric flags")
     head = "".join(f'<th scope="col" class="{"num" if n else "text"}"'
                    + (f' title="{escape(_HEADING_TITLES[h])}"' if h in _HEADING_TITLES else "")
                    + f">{escape(h)}</th>" for h, n in zip(headers, numeric))
@@ -224,7 +226,7 @@ def _generations(m: pd.DataFrame, colours: Dict[str, str], lm: Optional[pd.DataF
             + "".join(num_cell(getattr(r, c)) for c in cols) + "</tr>" for r in m.itertuples(index=False)]
     return (f'<section id="generations"><details class="all"><summary>All figures per step and follow-up '
             f'({len(m)} rows)</summary>'
-            f'{sortable_table("generations-table", headers, rows, [False] + [True] * len(cols))}'
+            f'{sortable_table("generations-table", headers, rows, [False] + [True] * (len(headers) - 1))}'
             f"</details></section>")
 
 

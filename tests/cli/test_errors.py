@@ -71,7 +71,7 @@ def test_a_missing_path_is_one_line_and_status_2(tmp_path, argv, message):
 
 
 @pytest.mark.parametrize("argv,message", [
-    ([], "choose a command: demo, simulate, rebalance, history, diff or report"),
+    ([], "choose a command: demo, simulate, rebalance, history, diff, report or replicas"),
     (["frobnicate"], "invalid choice: 'frobnicate'"),
     (["simulate"], "the following arguments are required: --table (see 'spark-assign simulate --help')"),
     (["simulate", "--table", "t", "--groups", "0"], "argument --groups: must be at least 1, got '0'"),
