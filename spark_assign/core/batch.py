@@ -25,21 +25,26 @@ raises the same error, naming the group when ``group_ids`` is given).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..errors import InvalidInputError
 from .api import assign_group, check_options
-from .batch_layout import Layout, status_codes
+from .batch_layout import Layout, segment_first, status_codes
+from .batch_load import load_owner
 from .batch_rules import range_owner, roundrobin_owner, sticky_owner, uniform_owner
 from .model import NO_GENERATION, GroupInput
 from .registry import get_strategy
+from .weights import load_options, topic_weights, weights_from_rows
 
 __all__ = ["GroupBatch", "BatchResult", "assign_batch", "BATCH_STRATEGIES"]
 
 #: Strategies :func:`assign_batch` computes with segment operations (others go group by group).
-BATCH_STRATEGIES = frozenset({"range", "server-range", "roundrobin", "sticky", "cooperative-sticky", "uniform"})
+BATCH_STRATEGIES = frozenset({"range", "server-range", "roundrobin", "sticky", "cooperative-sticky", "uniform",
+                              "load-aware", "cooperative-load-aware"})
+#: The engine options the segment rules read (a call with any other goes group by group).
+_RULE_OPTIONS = frozenset({"prefer_rack_aware", "max_count_skew", "min_improvement"})
 
 _I64 = np.int64
 
@@ -89,8 +94,13 @@ class GroupBatch:
         Partitions a cooperative rebalance revoked and has not handed over (optional).
     weights:
         ``{group index: the weights option of that group}`` (``{topic: weight per
-        partition}``, optional): passed to the per-group engine, which assigns every group
-        of a weighted strategy (no strategy in :data:`BATCH_STRATEGIES` reads weights).
+        partition}``, optional), checked as the per-group engine checks them.
+    weight_off, weight_topic, weight_partition, weight_value:
+        Or the weights as rows (optional; the Spark wire's form): per group (offsets) its
+        ``(topic row within the group, partition, weight)`` rows, already accepted by
+        :func:`~.weights.weights_from_rows` (:func:`~.weights.rejected_weight_rows` finds
+        none); a topic row of -1 (not subscribed) is ignored. A group without rows (or
+        absent from ``weights``) weighs 1.0 per partition.
     group_ids:
         Names of the groups, for errors (optional).
     """
@@ -123,6 +133,10 @@ class GroupBatch:
     pending_topic: np.ndarray = field(default_factory=_empty)
     pending_partition: np.ndarray = field(default_factory=_empty)
     weights: Optional[Mapping[int, Mapping[str, Any]]] = None
+    weight_off: Optional[np.ndarray] = None
+    weight_topic: np.ndarray = field(default_factory=_empty)
+    weight_partition: np.ndarray = field(default_factory=_empty)
+    weight_value: np.ndarray = field(default_factory=lambda: np.zeros(0))
     group_ids: Optional[Sequence[Optional[str]]] = None
 
     @property
@@ -170,6 +184,22 @@ class GroupBatch:
             spec.pending_partition = np.asarray(self.pending_partition[ss:se], dtype=_I64)
         return spec
 
+    def group_weights(self, g: int) -> Optional[Mapping[str, Any]]:
+        """Group ``g``'s ``weights`` option for the per-group engine (None: it has none)."""
+        if self.weights is not None and g in self.weights:
+            return self.weights[g]
+        if self.weight_off is None or self.weight_off[g] == self.weight_off[g + 1]:
+            return None
+        lo, hi = int(self.weight_off[g]), int(self.weight_off[g + 1])
+        ts, te = int(self.topic_off[g]), int(self.topic_off[g + 1])
+        return weights_from_rows(_names(self.topic_name[ts:te], self.topic_names), self.topic_count[ts:te],
+                                 self.weight_topic[lo:hi], self.weight_partition[lo:hi], self.weight_value[lo:hi])
+
+    @property
+    def has_weights(self) -> bool:
+        """Some group has weights."""
+        return bool(self.weights) or (self.weight_off is not None and bool(self.weight_off[-1] > 0))
+
     @classmethod
     def from_inputs(cls, specs: Sequence[GroupInput], group_ids: Optional[Sequence[Optional[str]]] = None
                     ) -> "GroupBatch":
@@ -193,7 +223,8 @@ class BatchResult:
     when still in the group, else -1, and ``previous_departed`` the id code (into
     ``member_names``) of a previous owner that left, else -1; ``status`` codes of
     :data:`~.result.STATUS_NAMES`. ``batched`` says which groups the segment rules assigned
-    (the others went through :func:`~.api.assign_group`).
+    (the others went through :func:`~.api.assign_group`). ``weight``: each row's partition
+    weight as the engine reads it (1.0 in a group without weights), when the batch has weights.
     """
 
     row_off: np.ndarray
@@ -204,6 +235,7 @@ class BatchResult:
     previous_departed: np.ndarray
     status: np.ndarray
     batched: np.ndarray
+    weight: Optional[np.ndarray] = None
 
 
 def assign_batch(batch: GroupBatch, strategy: str = "cooperative-sticky", **options: Any) -> BatchResult:
@@ -232,20 +264,27 @@ def assign_batch(batch: GroupBatch, strategy: str = "cooperative-sticky", **opti
     if options:
         check_options(options)
     lay = Layout(batch)
-    covered = chosen.name in BATCH_STRATEGIES and not set(options) - {"prefer_rack_aware"}
-    owner, taken = _rules(lay, chosen.name, lay.plain if covered else np.zeros(lay.G, dtype=bool))
+    weight, usable = _row_weights(lay) if batch.has_weights else (None, None)
+    covered = chosen.name in BATCH_STRATEGIES and not set(options) - _RULE_OPTIONS
+    take = lay.plain if covered else np.zeros(lay.G, dtype=bool)
+    owner, taken = _rules(lay, chosen.name, take if usable is None else take & usable, weight, options)
     previous_member, previous_departed = lay.previous_member.copy(), lay.previous_departed.copy()
     status = status_codes(owner, previous_member, previous_departed, lay.pending)
     out = BatchResult(lay.row_off, lay.uni_row[lay.row_uni], lay.row_partition.copy(), owner,
-                      previous_member, previous_departed, status, taken)
+                      previous_member, previous_departed, status, taken, weight)
     for g in np.flatnonzero(~taken).tolist():
         _fallback(batch, lay, out, g, chosen.name, options)
     return out
 
 
-def _rules(lay: Layout, strategy: str, take: np.ndarray):
+def _rules(lay: Layout, strategy: str, take: np.ndarray, weight: Optional[np.ndarray], options: Dict[str, Any]):
     if not take.any():
         return np.full(lay.R, -1, dtype=_I64), take
+    if strategy in ("load-aware", "cooperative-load-aware"):
+        weight = np.ones(lay.R) if weight is None else weight
+        knobs = load_options(weight, options)
+        return load_owner(lay, take, weight, knobs.max_count_skew, knobs.min_improvement,
+                          cooperative=strategy == "cooperative-load-aware")
     if strategy in ("range", "server-range"):
         return range_owner(lay, take)
     if strategy == "roundrobin":
@@ -255,10 +294,45 @@ def _rules(lay: Layout, strategy: str, take: np.ndarray):
     return sticky_owner(lay, take, cooperative=strategy == "cooperative-sticky")
 
 
+def _row_weights(lay: Layout) -> Tuple[np.ndarray, np.ndarray]:
+    """Each row's weight, as the per-group engine makes it dense (1.0 in a group without weights),
+    and which groups' weights are usable (a group whose weights the engine would reject goes
+    through it, which raises in group order)."""
+    batch = lay.batch
+    weight = np.ones(lay.R, dtype=np.float64)
+    usable = np.ones(lay.G, dtype=bool)
+    per_group: List[int] = [g for g, given in (batch.weights or {}).items() if given is not None]
+    if batch.weight_off is not None and len(batch.weight_partition):
+        wg = np.repeat(np.arange(lay.G, dtype=_I64), np.diff(batch.weight_off))
+        topic = np.asarray(batch.weight_topic, dtype=_I64)
+        part = np.asarray(batch.weight_partition, dtype=_I64)
+        pid = np.full(len(topic), -1, dtype=_I64)
+        named = topic >= 0
+        pid[named] = lay.pids(wg[named], topic[named], part[named])
+        given = pid >= 0
+        weight[pid[given]] = batch.weight_value[given]
+        # A group whose rows leave a partition without weight takes the documented default
+        # (the mean given), computed as the per-group engine computes it.
+        covered = np.bincount(lay.row_group[pid[given]], minlength=lay.G)
+        short = (np.diff(batch.weight_off) > 0) & (covered < np.diff(lay.row_off))
+        per_group += [g for g in np.flatnonzero(short).tolist() if not batch.weights or g not in batch.weights]
+    first = segment_first(lay.uni_group, lay.G)
+    for g in per_group:
+        uni = lay.uni_row[first[g]:first[g + 1]]
+        names = _names(batch.topic_name[uni], batch.topic_names)
+        try:
+            dense = topic_weights(names, np.asarray(batch.topic_count, dtype=_I64)[uni], batch.group_weights(g))
+        except InvalidInputError:
+            usable[g] = False
+            continue
+        weight[lay.row_off[g]:lay.row_off[g + 1]] = dense
+    return weight, usable
+
+
 def _fallback(batch: GroupBatch, lay: Layout, out: BatchResult, g: int, strategy: str,
               options: Dict[str, Any]) -> None:
     """Group ``g`` through the per-group engine (with its weights, if any); its rows written into ``out``."""
-    weights = (batch.weights or {}).get(g)
+    weights = batch.group_weights(g)
     try:
         result = assign_group(batch.group_input(g), strategy, **options,
                               **({} if weights is None else {"weights": weights}))

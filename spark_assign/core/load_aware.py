@@ -369,8 +369,12 @@ class _LoadBuilder:
         compatible[a] = False
         cands = np.flatnonzero(compatible)
         if len(cands) > PARTNERS:
-            cands = cands[np.argpartition(self.loads[cands], PARTNERS)[:PARTNERS]]
-        return cands[np.lexsort((cands, self.loads[cands]))]
+            # The lightest, ties to the lower index (not argpartition's pick, which depends on
+            # NumPy's selection algorithm; the batched engine, batch_load_moves, breaks them so).
+            loads = self.loads[cands]
+            cands = cands[loads <= np.partition(loads, PARTNERS - 1)[PARTNERS - 1]]
+        cands = cands[np.lexsort((cands, self.loads[cands]))]
+        return cands[:PARTNERS]
 
     def _move_keeps_skew(self, a: int, b: int) -> bool:
         """Moving one partition a -> b keeps every class's count spread within the skew

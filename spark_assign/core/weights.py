@@ -32,7 +32,7 @@ from ..errors import InvalidInputError
 from .model import Group
 
 __all__ = ["LoadOptions", "dense_weights", "topic_weights", "check_load_options", "load_options", "weights_from_rows",
-           "mean_weight", "DEFAULT_MAX_COUNT_SKEW", "DEFAULT_MIN_IMPROVEMENT", "LOAD_OPTIONS",
+           "rejected_weight_rows", "mean_weight", "DEFAULT_MAX_COUNT_SKEW", "DEFAULT_MIN_IMPROVEMENT", "LOAD_OPTIONS",
            "NULL_PARTITION"]
 
 #: Count balance kept by default: that of ``sticky`` (max - min <= 1 for identical subscriptions).
@@ -260,3 +260,38 @@ def weights_from_rows(topic_names: Sequence[Optional[str]], topic_counts: np.nda
         values[p[lo:hi]] = w[lo:hi]
         out[cast(str, topic_names[k])] = values
     return out
+
+
+def rejected_weight_rows(topic_count: np.ndarray, partition: np.ndarray, weight: np.ndarray, null: np.ndarray,
+                         pid: np.ndarray) -> np.ndarray:
+    """Which weight rows :func:`weights_from_rows` rejects, for the rows of many groups at once
+    (a batch checks them all with a few array passes, and asks :func:`weights_from_rows` for the
+    error of a group only when one of its rows is rejected).
+
+    Example::
+
+        rejected_weight_rows(np.array([3, 3]), np.array([0, 5]), np.array([1.0, 2.0]),
+                             np.array([False, False]), np.array([0, 5]))   # [False, True]
+
+    Parameters
+    ----------
+    topic_count:
+        Per row, the partition count of its topic in its group (0 or below, also for a topic the
+        group does not subscribe to: the row is ignored).
+    partition, weight, null:
+        Per row, as for :func:`weights_from_rows`.
+    pid:
+        Per row, an int64 naming (group, topic, partition) uniquely (two rows of one partition of
+        one group: a duplicate).
+    """
+    known = np.asarray(topic_count) > 0
+    p = np.asarray(partition, dtype=np.int64)
+    w = np.asarray(weight, dtype=np.float64)
+    bad = known & (np.asarray(null, dtype=bool) | ~np.isfinite(w) | (w < 0) | (p < 0) | (p >= topic_count))
+    ids = np.asarray(pid, dtype=np.int64)[known & ~bad]
+    if len(ids) > 1:
+        order = np.argsort(ids, kind="stable")
+        twice = np.flatnonzero(ids[order][1:] == ids[order][:-1])
+        rows = np.flatnonzero(known & ~bad)
+        bad[rows[order[twice + 1]]] = True
+    return bad

@@ -30,9 +30,12 @@ is one past the latest of the previous generation and the members' own
 generations.
 
 Weights (kind 3 rows, ``topic``, ``partition``, ``weight``), per group: checked
-and made the engine's ``weights`` option by the one validator,
-:func:`~spark_assign.core.weights.weights_from_rows` (:meth:`WireBatch.group_weights`);
-rows of topics the group does not subscribe to are ignored.
+for the whole batch by :func:`~spark_assign.core.weights.rejected_weight_rows`
+(:meth:`WireBatch.rejected_weight_groups`); a group with a rejected row gets its
+error from the one validator, :func:`~spark_assign.core.weights.weights_from_rows`
+(:meth:`WireBatch.group_weights`). The rows reach the engine as they are, as
+segments of the :class:`~spark_assign.core.GroupBatch`; rows of topics the group
+does not subscribe to are ignored.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ import pyarrow.compute as pc
 from ..core import GroupBatch
 from ..core.keys import run_positions
 from ..core.model import NO_GENERATION
-from ..core.weights import weights_from_rows
+from ..core.weights import rejected_weight_rows, weights_from_rows
 from ..errors import InvalidInputError
 from .wire import KIND_PREVIOUS, KIND_RACKS, KIND_WEIGHTS
 
@@ -342,14 +345,30 @@ class WireBatch:
             prior_owner=self.prior_owner,
             pending_off=self.pending_off, pending_topic=self.pending_topic,
             pending_partition=self.pending_partition,
+            weight_off=self.weight_off, weight_topic=self.weight_topic,
+            weight_partition=self.partition[self.weight_rows], weight_value=self.weight[self.weight_rows],
             group_ids=self.group_names,
         )
 
     # ------------------------------------------------------------------ weights
 
-    def weighted_groups(self) -> np.ndarray:
-        """The groups that have weight rows, in order."""
-        return np.flatnonzero(np.diff(self.weight_off) > 0)
+    def rejected_weight_groups(self) -> np.ndarray:
+        """Which groups have a weight row :meth:`group_weights` rejects (a null topic, or what
+        :func:`~spark_assign.core.weights.rejected_weight_rows` finds), with a few array passes."""
+        rows = self.weight_rows
+        bad = np.zeros(self.G, dtype=bool)
+        if len(rows) == 0:
+            return bad
+        seg = self.seg[rows]
+        t = self.weight_topic
+        topic_row = np.where(t >= 0, self.topic_off[seg] + t, 0)
+        count = np.zeros(len(rows), dtype=np.int64)
+        count[t >= 0] = self.topic_count[topic_row[t >= 0]]
+        span = int(max(self.topic_count.max(initial=0), 0)) + 1
+        rejected = rejected_weight_rows(count, self.partition[rows], self.weight[rows], self.weight_null[rows],
+                                        topic_row * span + np.clip(self.partition[rows], 0, span - 1))
+        bad[seg[rejected | (self.topic[rows] < 0)]] = True
+        return bad
 
     def group_weights(self, s: int) -> Dict[str, np.ndarray]:
         """Group ``s``'s weight rows as the engine's ``weights`` option, checked by

@@ -18,8 +18,9 @@ No Python object per row or partition is built on the way. Row kinds on the
 wire (``kind`` column): subscriptions (0), previous assignment rows (1),
 topic replica racks (2) and partition weights (3); see :mod:`.wire`. Engine
 options (the load-aware knobs) come with the call, a group's weights with its
-rows: a weighted strategy assigns each group through the per-group engine
-(inside :func:`~spark_assign.core.assign_batch`), with its weights.
+rows, which reach :func:`~spark_assign.core.assign_batch` as segments (the
+load-aware strategies assign homogeneous groups in lock step there, the rest
+group by group, each with its weights).
 """
 
 from __future__ import annotations
@@ -30,8 +31,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..core import STATUS_NAMES, BatchResult, assign_batch, assign_group, get_strategy
-from ..core.weights import topic_weights
+from ..core import STATUS_NAMES, BatchResult, assign_batch, assign_group
 from ..errors import InvalidInputError
 from .group_rows import WireBatch
 from .wire import result_arrow_schema
@@ -122,19 +122,18 @@ def assign_chunk(c: WireBatch, strategy: str, group_column: bool = True, with_in
 
     Errors are raised as the groups come: an earlier group's is raised first, whether the
     engine finds it or the rows' own checks (:meth:`~.group_rows.WireBatch.row_errors`, then
-    :meth:`~.group_rows.WireBatch.group_weights`) do; they carry the group's name and reach
+    :meth:`~.group_rows.WireBatch.rejected_weight_groups`) do; they carry the group's name and reach
     the driver as data (see :mod:`.failures`).
     """
     options = dict(options or {})
     batch = c.group_batch()
-    weights, first, error = _checked_weights(c, group_column)
-    if get_strategy(strategy).weighted:       # only a weighted strategy reads them
-        batch.weights = weights
+    first, error = _first_error(c, group_column)
     if error is not None:
         for s in range(first):                # an earlier group's engine error comes first
+            weights = batch.group_weights(s)
             try:
                 assign_group(batch.group_input(s), strategy, **options,
-                             **({"weights": weights[s]} if batch.weights and s in weights else {}))
+                             **({} if weights is None else {"weights": weights}))
             except InvalidInputError as e:
                 raise e.in_group(c.group_names[s]).for_driver() from None
         raise error.for_driver()
@@ -142,33 +141,30 @@ def assign_chunk(c: WireBatch, strategy: str, group_column: bool = True, with_in
         result = assign_batch(batch, strategy, **options)
     except InvalidInputError as e:            # assign_batch names the group
         raise e.for_driver() from None
-    return output_batch(c, result, with_instance, weights if with_weight else None)
+    return output_batch(c, result, with_instance, with_weight)
 
 
-def _checked_weights(c: WireBatch, group_column: bool
-                     ) -> Tuple[Dict[int, Dict[str, np.ndarray]], int, Optional[InvalidInputError]]:
-    """Each group's weights (groups with weight rows), checked in group order up to the first
-    group with an error: ``(weights, that group, its error)``, or ``(weights, G, None)``. A
-    group's bad rows are its error before its weights are read."""
+def _first_error(c: WireBatch, group_column: bool) -> Tuple[int, Optional[InvalidInputError]]:
+    """The first group whose rows are bad, or whose weight rows are (a group's bad rows are its
+    error before its weights are read), and its error; ``(G, None)`` when there is none."""
     bad = np.flatnonzero(c.row_errors(group_column))
     stop = int(bad[0]) if len(bad) else c.G
-    weights: Dict[int, Dict[str, np.ndarray]] = {}
-    for s in c.weighted_groups().tolist():
-        if s >= stop:
-            break
+    weighed = np.flatnonzero(c.rejected_weight_groups())
+    if len(weighed) and weighed[0] < stop:
+        s = int(weighed[0])
         try:
-            weights[s] = c.group_weights(s)
+            c.group_weights(s)
         except InvalidInputError as e:
-            return weights, s, e
-    return weights, stop, (c.group_error(stop, group_column) if len(bad) else None)
+            return s, e
+        raise AssertionError(f"weight rows of group {s} were rejected but the validator accepts them")
+    return stop, (c.group_error(stop, group_column) if len(bad) else None)
 
 
 def output_batch(c: WireBatch, result: BatchResult, with_instance: bool = False,
-                 weights: Optional[Mapping[int, Mapping[str, np.ndarray]]] = None) -> Optional[pa.RecordBatch]:
+                 with_weight: bool = False) -> Optional[pa.RecordBatch]:
     """The result rows of ``c``'s groups (``RESULT_COLUMNS``, plus the owner's
-    ``group_instance_id`` if asked, and each partition's ``weight`` when ``weights`` (per group,
-    as :meth:`~.group_rows.WireBatch.group_weights` gives them) are given); None when there are
-    none."""
+    ``group_instance_id`` if asked, and each partition's ``weight`` (as the engine read it:
+    ``result.weight``, 1.0 without weights) if asked); None when there are none."""
     if len(result.owner) == 0:
         return None
     per_group = np.diff(result.row_off)
@@ -190,23 +186,10 @@ def output_batch(c: WireBatch, result: BatchResult, with_instance: bool = False,
         empty = c.instance_names.index("") if "" in c.instance_names else -2
         instance = np.where(c.member_instance == empty, -1, c.member_instance)
         columns.append(_strings(np.where(owner >= 0, instance[np.maximum(owner, 0)], -1), c.instance_dictionary))
-    if weights is not None:
-        columns.append(pa.array(_row_weights(c, result, weights), type=pa.float64()))
-    return pa.RecordBatch.from_arrays(columns, schema=result_arrow_schema(with_instance, weights is not None))
-
-
-def _row_weights(c: WireBatch, result: BatchResult, weights: Mapping[int, Mapping[str, np.ndarray]]) -> np.ndarray:
-    """The weight of each result row's partition: 1.0 in a group without weights, else as
-    :func:`~spark_assign.core.weights.dense_weights` gives it to the engine."""
-    out = np.ones(len(result.owner), dtype=np.float64)
-    for s, given in weights.items():
-        lo, hi = int(result.row_off[s]), int(result.row_off[s + 1])
-        ts, te = int(c.topic_off[s]), int(c.topic_off[s + 1])
-        counts = c.topic_count[ts:te]
-        dense = topic_weights(c.name(c.topic_code[ts:te], c.topic_names), counts, given, checked=True)
-        first = np.concatenate([[0], np.cumsum(np.maximum(counts, 0))])
-        out[lo:hi] = dense[first[result.topic[lo:hi] - ts] + result.partition[lo:hi]]
-    return out
+    if with_weight:
+        weight = result.weight if result.weight is not None else np.ones(len(owner))
+        columns.append(pa.array(weight, type=pa.float64()))
+    return pa.RecordBatch.from_arrays(columns, schema=result_arrow_schema(with_instance, with_weight))
 
 
 def _strings(codes: np.ndarray, dictionary: pa.Array) -> pa.Array:

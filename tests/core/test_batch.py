@@ -28,7 +28,7 @@ from .strategies import groups, names
 
 SETTINGS = settings(max_examples=int(os.environ.get("SA_EXAMPLES", "60")), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-STRATEGIES = sorted(BATCH_STRATEGIES) + ["load-aware"]
+STRATEGIES = sorted(BATCH_STRATEGIES | {"lag-based"})
 
 Row = Tuple[str, int, Optional[str], Optional[str], int]
 

@@ -177,6 +177,18 @@ def test_random_fleets_equal_the_per_group_engine_row_for_row(rng, strategy, gro
     assert got == expected_rows(fleet, strategy, with_racks)
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(rng=st.randoms(use_true_random=False), strategy=st.sampled_from(["load-aware", "cooperative-load-aware",
+                                                                       "sticky"]),
+       groups=st.integers(1, 25), batch_rows=st.sampled_from([7, 50, 10_000]))
+def test_weighted_fleets_equal_the_per_group_engine_row_for_row(rng, strategy, groups, batch_rows):
+    """Weight rows (kind 3) with the fleets above: the lock-step load-aware rules and the
+    per-group engine, each group with its weights (which sticky reads and ignores)."""
+    fleet = random_fleet(rng, groups, weights=True)
+    got = worker_rows(wire_table(fleet), strategy, batch_rows, 100_000, False)
+    assert got == expected_rows(fleet, strategy)
+
+
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_a_larger_random_fleet_equals_the_per_group_engine(strategy):
     fleet = random_fleet(_random.Random(strategy), 300, racks=strategy in RACK_AWARE)

@@ -57,6 +57,8 @@ class WireGroup:
     replica_racks: Dict[str, List[List[str]]] = field(default_factory=dict)
     #: (member_id, topic, partition, generation, status, group_instance_id)
     previous: List[Tuple[Optional[str], str, int, int, str, Optional[str]]] = field(default_factory=list)
+    #: the weights option (kind 3 rows): a weight per partition of some topics; None: no rows
+    weights: Optional[Dict[str, List[float]]] = None
 
 
 def _name(rng: random.Random, tag: str) -> str:
@@ -120,9 +122,24 @@ def _owned_claims(rng: random.Random, group: WireGroup) -> None:
             m.owned, m.generation = mine, rng.choice([None, 1, 2, 3])
 
 
-def random_fleet(rng: random.Random, groups: int, racks: bool = False, prefix: str = "g") -> List[WireGroup]:
-    """``groups`` random groups with ids sorted as the wire sorts them (some non-ASCII)."""
-    return [random_group(rng, f"{prefix}{i:04d}{rng.choice(['', '-é', '-主题'])}", racks) for i in range(groups)]
+def random_weights(rng: random.Random, group: WireGroup) -> None:
+    """Weights for most topics (ties, zeros, heavy ones; now and then all equal)."""
+    pool = [0.0, 1.0, 1.0, 2.0, 3.5, 40.0]
+    same = rng.random() < 0.1
+    group.weights = {t: [1.0 if same else rng.choice(pool) if rng.random() < 0.6 else rng.random() * 100
+                         for _ in range(n)]
+                     for t, n in group.topics.items() if rng.random() < 0.85}
+
+
+def random_fleet(rng: random.Random, groups: int, racks: bool = False, prefix: str = "g",
+                 weights: bool = False) -> List[WireGroup]:
+    """``groups`` random groups with ids sorted as the wire sorts them (some non-ASCII); with
+    ``weights``, most of them with weights (:func:`random_weights`)."""
+    fleet = [random_group(rng, f"{prefix}{i:04d}{rng.choice(['', '-é', '-主题'])}", racks) for i in range(groups)]
+    for group in fleet:
+        if weights and rng.random() < 0.9:
+            random_weights(rng, group)
+    return fleet
 
 
 # ------------------------------------------------------------------ as wire rows and as Spark frames
@@ -159,6 +176,8 @@ def wire_table(fleet: List[WireGroup], with_racks: bool = False) -> pa.Table:
             subscribed = {t for m in g.members for t in m.topics}
             rows += [dict(group_id=g.group_id, kind=2, topic=t, replica_racks=r)
                      for t, r in g.replica_racks.items() if t in subscribed]
+        rows += [dict(group_id=g.group_id, kind=3, topic=t, partition=p, weight=w)
+                 for t, ws in (g.weights or {}).items() for p, w in enumerate(ws)]
     table = pa.Table.from_pydict({n: [r.get(n) for r in rows] for n, _ in WIRE_COLUMNS}, schema=WIRE_SCHEMA)
     return table.sort_by([("group_id", "ascending"), ("kind", "ascending")])
 
@@ -233,7 +252,7 @@ def expected_rows(fleet: List[WireGroup], strategy: str, with_racks: bool = Fals
     out: List[Row] = []
     for g in fleet:
         spec, generation, renamed = group_input(g, with_racks)
-        r = assign_group(spec, strategy)
+        r = assign_group(spec, strategy, **({} if g.weights is None else {"weights": g.weights}))
         names = [renamed.get(n, n) for n in r.owner_names()]
         instances = r.group.instance_ids
         for t, p, o, q, s in zip(r.topic.tolist(), r.partition.tolist(), r.owner.tolist(),
