@@ -21,7 +21,8 @@ Spark (``--spark``): a fleet of 10,000 groups (4 members, 3 topics x 6 partition
 own Zipf lag: 180,000 weight rows made by Spark) through ``DataFrame.assign_partitions`` in one
 local[2] session, side by side: ``sticky`` without weights, ``load-aware`` with them, fresh and
 as a rebalance (one member left each group, the lag drifted, previous = the fresh result); every
-job writes to Spark's ``noop`` sink, cases interleaved, median of ``--repeat`` runs. Target
+job writes to Spark's ``noop`` sink, cases interleaved, median of ``--repeat`` runs (wall seconds, and
+CPU seconds of the process tree: driver, JVM and Python workers). Target
 (issue 14): load-aware within 1.5x of sticky. Its rows replace ``spark fleet`` in load.json
 (the simulation's results are kept).
 
@@ -35,7 +36,7 @@ import json
 import statistics
 import sys
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 import numpy as np
 
@@ -119,12 +120,12 @@ def spark_fleet(groups: int, members: int, topics: int, partitions: int, repeat:
     from spark_assign import local_session
 
     spark = local_session(**{"spark.sql.shuffle.partitions": "4", "spark.driver.memory": "6g"})
-    topic_map = {f"t{i:03d}": partitions for i in range(topics)}
+    topic_map = {f"topic-{i:03d}": partitions for i in range(topics)}      # the names subscriptions() gives
     parts = spark.createDataFrame([(n, p) for n in topic_map for p in range(partitions)], "topic string, partition int")
 
     def measure(n_groups: int, n: int) -> Dict[str, float]:
         subs = subscriptions(spark, n_groups, members, topics).cache()
-        g = spark.range(n_groups).select(F.format_string("g%06d", "id").alias("group_id"))
+        g = subs.select("group_id").distinct()
         u = F.rand(1) * 0.999 + 0.001                      # Zipf-like lag per group and partition, capped
         weights = g.crossJoin(parts).withColumn("weight", F.least(F.floor(F.pow(u, F.lit(-2.0))), F.lit(200.0)))
         weights = weights.cache()
@@ -132,7 +133,7 @@ def spark_fleet(groups: int, members: int, topics: int, partitions: int, repeat:
         previous = subs.assign_partitions("load-aware", topics=topic_map, weights=weights).drop("weight").cache()
         for df in (subs, weights, drifted, previous):
             df.count()
-        leaving = subs.where("member_id != 'm0000'")
+        leaving = subs.where("member_id != 'consumer-0000'")
         jobs = {
             "sticky fresh": lambda: subs.assign_partitions("sticky", topics=topic_map),
             "load-aware fresh": lambda: subs.assign_partitions("load-aware", topics=topic_map, weights=weights),
@@ -140,13 +141,19 @@ def spark_fleet(groups: int, members: int, topics: int, partitions: int, repeat:
             "load-aware rebalance": lambda: leaving.assign_partitions("load-aware", topics=topic_map,
                                                                       weights=drifted, previous=previous),
         }
-        times: Dict[str, List[float]] = {k: [] for k in jobs}
+        expected = n_groups * topics * partitions
+        for name, make in jobs.items():         # every case assigns every partition (and warms up)
+            rows = make().count()
+            if rows != expected:
+                raise SystemExit(f"{name}: {rows} rows, expected {expected}: the inputs do not match")
+        times: Dict[str, List[Tuple[float, float]]] = {k: [] for k in jobs}
         for _ in range(n):                     # interleaved: the machine's load hits every case alike
             for name, make in jobs.items():
-                times[name].append(spark_timed(make, 1))
+                times[name].append(spark_timed(make))
         for df in (subs, weights, drifted, previous):
             df.unpersist()
-        return {k: statistics.median(v) for k, v in times.items()}
+        return {k: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v))
+                for k, v in times.items()}
 
     measure(200, 1)                            # warm-up: JIT and Python workers, untimed
     times = measure(groups, repeat)
@@ -154,9 +161,11 @@ def spark_fleet(groups: int, members: int, topics: int, partitions: int, repeat:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     rows: List[Dict[str, object]] = []
     for kind in ("fresh", "rebalance"):
-        base, ours = times[f"sticky {kind}"], times[f"load-aware {kind}"]
-        rows.append({"case": f"sticky {kind}", "size": size, "seconds": base, "ratio": 1.0})
-        rows.append({"case": f"load-aware {kind}", "size": size, "seconds": ours, "ratio": ours / base,
+        (base, base_cpu), (ours, ours_cpu) = times[f"sticky {kind}"], times[f"load-aware {kind}"]
+        rows.append({"case": f"sticky {kind}", "size": size, "seconds": base, "cpu_seconds": base_cpu,
+                     "ratio": 1.0})
+        rows.append({"case": f"load-aware {kind}", "size": size, "seconds": ours, "cpu_seconds": ours_cpu,
+                     "ratio": ours / base, "cpu_ratio": ours_cpu / base_cpu,
                      "target <= 1.5x": "met" if ours <= 1.5 * base else "missed", "load average": load})
     return rows
 

@@ -14,12 +14,14 @@ through :func:`~.api.assign_group`, one at a time) -> ``status``.
 
 Covered: ``range`` and ``server-range`` (any subscriptions), ``roundrobin`` (members
 subscribing to every topic with partitions), ``sticky``, ``cooperative-sticky`` and
-``uniform`` (homogeneous groups), fresh or with claims, static members included.
-Through the per-group engine: other strategies (the weighted ones with each
-group's ``weights``), engine options other than
-``prefer_rack_aware``, groups with replica racks, a partition claimed by two
-members (Kafka's generation rules), and any group the engine would reject (it
-raises the same error, naming the group when ``group_ids`` is given).
+``uniform`` (homogeneous groups), fresh or with claims, static members included;
+``load-aware`` and ``cooperative-load-aware`` for homogeneous groups of up to
+:data:`~.batch_load.MAX_ROWS` partitions and :data:`~.batch_load.MAX_MEMBERS` members
+(:mod:`.batch_load`, with each group's weights). Through the per-group engine: other
+strategies, engine options other than ``prefer_rack_aware`` and the load-aware knobs,
+groups with replica racks, a partition claimed by two members (Kafka's generation
+rules), and any group the engine would reject (it raises the same error, naming the
+group when ``group_ids`` is given).
 """
 
 from __future__ import annotations

@@ -115,13 +115,11 @@ class _Bucket:
         self.ranks = len(self.uniq)
         self.wrank = np.zeros((B, self.Np), dtype=_I64)
         self.wrank[self.row_ok] = inverse.reshape(-1)
-        # One restart costs one mean positive weight (as the engine computes it, per group).
-        self.cost = np.ones(B)
-        for b in range(B):
-            wb = self.w[b, :self.n[b]]
-            positive = wb[wb > 0]
-            if len(positive):
-                self.cost[b] = float(positive.mean())
+        # One restart costs one mean positive weight, summed in pid order as the engine sums it
+        # (adding the zeros in between changes no partial sum).
+        total = np.cumsum(np.where(self.w > 0, self.w, 0.0), axis=1)[:, -1]
+        positive = (self.w > 0).sum(axis=1)
+        self.cost = np.where(positive > 0, total / np.maximum(positive, 1), 1.0)
 
     # ------------------------------------------------------------------ pipeline
 
@@ -156,7 +154,8 @@ class _Bucket:
         then pid; and each one's position within its group."""
         b, j = np.nonzero(unowned[bs])
         b = bs[b]
-        order = np.lexsort((j, -self.w[b, j], b))
+        R = self.ranks + 1                  # heavier = higher weight rank: one int64 sort key
+        order = np.argsort((b * R + (R - 1 - self.wrank[b, j])) * self.Np + j)
         b, j = b[order], j[order]
         start = np.searchsorted(b, b, side="left")
         return b, j, np.arange(len(b)) - start

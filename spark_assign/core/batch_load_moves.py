@@ -58,98 +58,111 @@ def best_actions(bk: Any, active: np.ndarray) -> Actions:
 
 
 def _best_for(bk: Any, g: np.ndarray, a: np.ndarray) -> Actions:
-    """The best action of member ``a`` of each group ``g`` (see the module docstring)."""
+    """The best action of member ``a`` of each group ``g`` (see the module docstring). Each
+    (group, partner) pair is one row of the arrays below: ``t = group * P + partner``."""
     n = len(g)
     i = np.arange(n)
     loads, counts, ok = bk.loads[g], bk.counts[g], bk.member_ok[g]
-    own, w, cost = bk.own[g], bk.w[g], bk.cost[g]
     la = loads[i, a]
     tol = MIN_GAIN * la
-    mine = own == a[:, None]
-    has = mine.any(axis=1)
+    mine = bk.own[g] == a[:, None]
     key = np.where(ok, loads, np.inf)
     key[i, a] = np.inf
     partners = np.argsort(key, axis=1, kind="stable")[:, :PARTNERS]
+    P = partners.shape[1]
     real = np.take_along_axis(key, partners, axis=1) < np.inf
     cmax = np.where(ok, counts, -1).max(axis=1)
     cmin = np.where(ok, counts, np.iinfo(_I64).max).min(axis=1)
-    cols = np.arange(w.shape[1])
-    score, gain, pid, their_pid, other = [], [], [], [], []
-    for j in range(partners.shape[1]):
-        b = partners[:, j]
-        gap = la - loads[i, b]
-        usable = real[:, j] & (gap > tol) & has
+    t = np.repeat(i, P)                                   # the group of each (group, partner) row
+    b = partners.reshape(-1)
+    gap = la[t] - loads[t, b]
+    usable = real.reshape(-1) & (gap > tol[t]) & mine.any(axis=1)[t]
+    move = (np.full(len(t), -np.inf), np.zeros(len(t)), np.full(len(t), -1, dtype=_I64),
+            np.full(len(t), -1, dtype=_I64))
+    swap = tuple(x.copy() for x in move)
+    u = np.flatnonzero(usable)                            # only rows with a gap worth closing
+    if len(u):
+        tu, bu, gu = t[u], b[u], gap[u]
         # A move keeps the count spread within the skew (the old extremes assumed to stay).
-        keeps = np.maximum(cmax, counts[i, b] + 1) - np.minimum(cmin, counts[i, a] - 1) <= bk.skew
-        room = (gap - tol)[:, None]
-        mv = mine & (w > 0) & (w < room) & (usable & keeps)[:, None]
-        mg = np.minimum(w, gap[:, None] - w)
+        keeps = np.maximum(cmax[tu], counts[tu, bu] + 1) - np.minimum(cmin[tu], counts[tu, a[tu]] - 1) <= bk.skew
+        rows = g[tu]
+        w, cost, own, mine_u = bk.w[rows], bk.cost[rows], bk.own[rows], mine[tu]
+        mv = mine_u & (w > 0) & (w < (gu - tol[tu])[:, None]) & keeps[:, None]
+        mg = np.minimum(w, gu[:, None] - w)
         ms = mg / (w + cost[:, None])
         k = _lex_best(mv, (ms, mg))
-        found = k >= 0
+        at = np.arange(len(u))
         kk = np.maximum(k, 0)
-        score.append(np.where(found, ms[i, kk], -np.inf))
-        gain.append(mg[i, kk])
-        pid.append(np.where(found, cols[kk], -1))
-        their_pid.append(np.full(n, -1))
-        other.append(b)
-        s = _best_swap(bk, g, own, w, cost, mine, b, gap, tol, usable)
-        score.append(s[0])
-        gain.append(s[1])
-        pid.append(s[2])
-        their_pid.append(s[3])
-        other.append(b)
-    S, Gn, P, Q, O = (np.stack(x, axis=1) for x in (score, gain, pid, their_pid, other))
-    valid = S > -np.inf
-    c = _lex_best(valid, (S, Gn, -P.astype(np.float64)))
+        move[0][u] = np.where(k >= 0, ms[at, kk], -np.inf)
+        move[1][u] = mg[at, kk]
+        move[2][u] = np.where(k >= 0, kk, -1)
+        for dst, src in zip(swap, _best_swap(bk, rows, own, w, cost, mine_u, bu, gu, tol[tu])):
+            dst[u] = src
+    # Candidates in the engine's order: per partner (lightest first) its move, then its swap.
+    S, Gn, Pm, Q = (np.stack([m.reshape(n, P), s_.reshape(n, P)], axis=2).reshape(n, 2 * P)
+                    for m, s_ in zip(move, swap))
+    c = _lex_best(S > -np.inf, (S, Gn, -Pm.astype(np.float64)))
     got = c >= 0
     cc = np.maximum(c, 0)
-    pid1 = np.where(got, P[i, cc], -1)
-    to1 = O[i, cc]
+    pid1 = np.where(got, Pm[i, cc], -1)
+    to1 = partners[i, cc // 2]
     pid2 = np.where(got, Q[i, cc], -1)
     to2 = np.where(pid2 >= 0, a, -1)
     return pid1, to1, pid2, to2
 
 
 def _best_swap(bk: Any, g: np.ndarray, own: np.ndarray, w: np.ndarray, cost: np.ndarray, mine: np.ndarray,
-               b: np.ndarray, gap: np.ndarray, tol: np.ndarray, usable: np.ndarray
+               b: np.ndarray, gap: np.ndarray, tol: np.ndarray
                ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per group, the best swap between ``a`` (``mine``) and ``b``: ``(score, gain, pid of a's
-    partition, pid of b's)``; score -inf where there is none."""
+    """Per row (a group ``g`` and a partner ``b`` with a gap worth closing), the best swap between
+    ``a`` (``mine``) and ``b``: ``(score, gain, pid of a's partition, pid of b's)``; score -inf
+    where there is none. Flat over the (row, partition of a) pairs."""
     n, Np = w.shape
-    i = np.arange(n)
-    theirs = own == b[:, None]
-    nb = theirs.sum(axis=1)
-    # b's partitions of every group, sorted by (group row, weight, pid) as integer keys.
+    score, gain = np.full(n, -np.inf), np.zeros(n)
+    pid_a, pid_b = np.full(n, -1, dtype=_I64), np.full(n, -1, dtype=_I64)
+    # b's partitions of every usable row, sorted by (row, weight, pid) as integer keys.
+    r, q = np.nonzero(own == b[:, None])
     R = bk.ranks + 1
-    r, q = np.nonzero(theirs)
     keys = (r * R + bk.wrank[g[r], q]) * Np + q
     order = np.argsort(keys, kind="stable")
-    keys, q_sorted = keys[order], q[order]
-    first = np.searchsorted(keys, i * R * Np)
-    # For each partition p of a: how many of b's weigh less than w[p] - gap / 2.
-    x = w - gap[:, None] / 2
-    rx = np.searchsorted(bk.uniq, x, side="left")
-    at = np.searchsorted(keys, ((i * R)[:, None] + rx) * Np) - first[:, None]
-    last = np.maximum(nb - 1, 0)[:, None]
-    j = np.stack([np.clip(at - 1, 0, last), np.clip(at, 0, last)], axis=2)      # [n, Np, 2]
-    pos = np.minimum(first[:, None, None] + j, max(len(q_sorted) - 1, 0))
-    qb = q_sorted[pos] if len(q_sorted) else np.zeros_like(j)
-    wb = w[i[:, None, None], qb]
-    wa = w[:, :, None]
+    keys, q = keys[order], q[order]
+    nb = np.bincount(r, minlength=n)
+    first = np.cumsum(nb) - nb
+    # Each partition p of a: how many of b's weigh less than w[p] - gap / 2, and the two around.
+    ra, p = np.nonzero(mine & (nb > 0)[:, None])
+    if len(ra) == 0:
+        return score, gain, pid_a, pid_b
+    rx = np.searchsorted(bk.uniq, w[ra, p] - gap[ra] / 2, side="left")
+    at = np.searchsorted(keys, (ra * R + rx) * Np) - first[ra]
+    last = nb[ra] - 1
+    j = np.stack([np.clip(at - 1, 0, last), np.clip(at, 0, last)], axis=1).reshape(-1)
+    rr, pp = np.repeat(ra, 2), np.repeat(p, 2)           # (row, p, lower neighbour first)
+    qb = q[first[rr] + j]
+    wa, wb = w[rr, pp], w[rr, qb]
     delta = wa - wb
-    g_ = (gap - tol)[:, None, None]
-    ok = mine[:, :, None] & (nb > 0)[:, None, None] & usable[:, None, None] & \
-        (delta > tol[:, None, None]) & (delta < g_)
-    sg = np.minimum(delta, gap[:, None, None] - delta)
-    ss = sg / (wa + wb + 2 * cost[:, None, None])
-    flat = (n, Np * 2)                                   # (p, then the lower neighbour first)
-    k = _lex_best(ok.reshape(flat), (ss.reshape(flat), sg.reshape(flat)))
-    found = k >= 0
-    kk = np.maximum(k, 0)
-    score = np.where(found, ss.reshape(flat)[i, kk], -np.inf)
-    return score, sg.reshape(flat)[i, kk], np.where(found, kk // 2, -1), \
-        np.where(found, qb.reshape(flat)[i, kk], -1)
+    e = np.flatnonzero((delta > tol[rr]) & (delta < (gap - tol)[rr]))
+    if len(e) == 0:
+        return score, gain, pid_a, pid_b
+    sg = np.minimum(delta[e], gap[rr[e]] - delta[e])
+    ss = sg / (wa[e] + wb[e] + 2 * cost[rr[e]])
+    best = _segment_first_best(rr[e], (ss, sg))
+    rows = rr[e][best]
+    score[rows], gain[rows] = ss[best], sg[best]
+    pid_a[rows], pid_b[rows] = pp[e][best], qb[e][best]
+    return score, gain, pid_a, pid_b
+
+
+def _segment_first_best(seg: np.ndarray, keys: Sequence[np.ndarray]) -> np.ndarray:
+    """For elements sorted by ``seg``, per segment the position of the first element maximising
+    ``keys`` in turn."""
+    starts = np.flatnonzero(np.concatenate([[True], seg[1:] != seg[:-1]]))
+    cand = np.ones(len(seg), dtype=bool)
+    which = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(seg))))
+    for key in keys:
+        v = np.where(cand, key, -np.inf)
+        cand &= v == np.maximum.reduceat(v, starts)[which]
+    at = np.flatnonzero(cand)
+    return at[np.searchsorted(at, starts)]
 
 
 def _lex_best(valid: np.ndarray, keys: Sequence[np.ndarray]) -> np.ndarray:

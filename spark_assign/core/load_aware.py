@@ -219,8 +219,10 @@ class _LoadBuilder:
         has_topics = np.asarray(self.class_sub.any(axis=1), dtype=bool)
         self.active = has_topics[self.cls]
         self.members_of = [np.flatnonzero(self.cls == c) for c in range(len(self.class_sub))]
+        # One restart, in weight units: the mean positive weight, summed in pid order (np.cumsum
+        # adds in sequence, so the lock-step engine, batch_load, gets the very same float).
         positive = self.w[self.w > 0]
-        self.cost = float(positive.mean()) if len(positive) else 1.0   # one restart, in weight units
+        self.cost = float(np.cumsum(positive)[-1]) / len(positive) if len(positive) else 1.0
 
     def run(self) -> np.ndarray:
         if self.g.num_members == 0 or self.g.num_partitions == 0:
