@@ -206,7 +206,10 @@ def main() -> None:
     report = {"machine": machine(), "quick": args.quick, **{k: v for k, v in sim.items()},
               "rows": rows, "targets": verdicts, "speed": speed(*size, repeat=repeat)}
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / ("load-quick.json" if args.quick else "load.json")).write_text(json.dumps(report, indent=2) + "\n")
+    path = RESULTS / ("load-quick.json" if args.quick else "load.json")
+    if path.exists() and "spark fleet" in json.loads(path.read_text()):     # --spark's rows are kept
+        report["spark fleet"] = json.loads(path.read_text())["spark fleet"]
+    path.write_text(json.dumps(report, indent=2) + "\n")
     print(f"machine: {report['machine']}")
     for key in ("rows", "targets", "speed"):
         table = report[key]
