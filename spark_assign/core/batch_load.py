@@ -54,11 +54,10 @@ def load_owner(lay: Layout, take: np.ndarray, weight: np.ndarray, skew: int, min
     if not take.any():
         return owner, take
     # All weights of a group equal: count balance, which is sticky's (load_aware.assign_load_aware).
-    row_take = take[lay.row_group]
-    hi = np.full(lay.G, -np.inf)
-    lo = np.full(lay.G, np.inf)
-    np.maximum.at(hi, lay.row_group[row_take], weight[row_take])
-    np.minimum.at(lo, lay.row_group[row_take], weight[row_take])
+    hi, lo = np.full(lay.G, -np.inf), np.full(lay.G, np.inf)
+    starts = lay.row_off[:-1][rows > 0]            # a group's rows run to the next such start
+    hi[rows > 0] = np.maximum.reduceat(weight, starts)
+    lo[rows > 0] = np.minimum.reduceat(weight, starts)
     uniform = take & (hi == lo)
     if uniform.any():
         sticky, took = sticky_owner(lay, uniform, cooperative)
@@ -66,15 +65,19 @@ def load_owner(lay: Layout, take: np.ndarray, weight: np.ndarray, skew: int, min
         take = (take & ~uniform) | took
         uniform = took
     weighted = take & ~uniform
-    groups = np.flatnonzero(weighted)
-    if len(groups):
+    # Buckets of groups of like size (partitions up to the next power of two): arrays are padded
+    # to a bucket's largest group, so one large group does not widen every small group's rows.
+    size = np.ceil(np.log2(np.maximum(rows, 1))).astype(_I64)
+    for bucket in np.unique(size[weighted]).tolist():
+        groups = np.flatnonzero(weighted & (size == bucket))
         slots = _Bucket(lay, groups, weight, skew).run(min_improvement)
-        sel = weighted[lay.row_group]
-        owner[sel] = lay.slot_row[slots]
-        if cooperative:
-            withheld = sel & (lay.claimed >= 0) & (owner != np.where(lay.claimed >= 0,
-                                                                     lay.slot_row[np.maximum(lay.claimed, 0)], -1))
-            owner[withheld] = -1
+        inside = np.zeros(lay.G, dtype=bool)
+        inside[groups] = True
+        owner[inside[lay.row_group]] = lay.slot_row[slots]
+    if cooperative and weighted.any():
+        # KIP-429: a partition changing owner is revoked first, assigned the next generation.
+        claimer = np.where(lay.claimed >= 0, lay.slot_row[np.maximum(lay.claimed, 0)], -1)
+        owner[weighted[lay.row_group] & (lay.claimed >= 0) & (owner != claimer)] = -1
     return owner, take
 
 
