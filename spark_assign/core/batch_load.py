@@ -29,8 +29,9 @@ from typing import List, Tuple
 import numpy as np
 
 from .batch_layout import Layout
+from .batch_load_moves import best_actions
 from .batch_rules import sticky_owner
-from .load_aware import MAX_STEPS, MIN_GAIN, PARTNERS, SMALL
+from .load_aware import MAX_STEPS, SMALL
 
 __all__ = ["load_owner", "MAX_ROWS", "MAX_MEMBERS"]
 
@@ -237,8 +238,6 @@ class _Bucket:
 
     def improve(self, fresh: np.ndarray, min_improvement: float) -> None:
         """Stage 4, in lock step (see :meth:`.load_aware._LoadBuilder.improve`)."""
-        from .batch_load_moves import best_actions
-
         B = len(self.groups)
         start = self.own.copy()
         first_peak = np.where(self.member_ok, self.loads, -np.inf).max(axis=1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import zlib
 from html import escape
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 import pandas as pd
 

@@ -25,7 +25,7 @@ group by group, each with its weights).
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, Iterator, List, Mapping, Optional, Tuple
 
 import numpy as np
 import pyarrow as pa
