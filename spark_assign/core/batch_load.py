@@ -277,7 +277,7 @@ class _Bucket:
         final = np.full(len(self.groups), np.nan)
         final[group[number == last[group]]] = peak[number == last[group]]
         bound = (1 + min_improvement) * final
-        keep = np.where(first_peak <= bound, 0, len(log.pid) + 1)
+        keep = np.where(first_peak <= bound, 0, last)       # the last action always reaches the bound
         reach = (peak <= bound[group])
         np.minimum.at(keep, group[reach], number[reach])
         cut = np.flatnonzero(sticky & (keep < last))
