@@ -114,11 +114,16 @@ class _Bucket:
         self.member_ok = np.arange(self.Mp)[None, :] < self.m[:, None]
         self.first_slot = np.searchsorted(lay.slot_group, groups)
         self.own = np.full((B, self.Np), _NONE, dtype=_I64)
-        # Weights as integer ranks (for exact sorted searches, batch_load_moves).
-        self.uniq, inverse = np.unique(self.w[self.row_ok], return_inverse=True)
-        self.ranks = len(self.uniq)
+        # Weights as integer ranks: exact integer sort keys for (weight, pid) orders.
+        uniq, inverse = np.unique(self.w[self.row_ok], return_inverse=True)
+        self.ranks = len(uniq)
         self.wrank = np.zeros((B, self.Np), dtype=_I64)
         self.wrank[self.row_ok] = inverse.reshape(-1)
+        # Each group's pids by (weight, pid), padding last: fixed for the whole run (weights do
+        # not change), so a swap search never sorts a member's partitions again.
+        self.by_weight = np.argsort(np.where(self.row_ok, self.wrank * self.Np + cols[None, :], np.iinfo(_I64).max),
+                                    axis=1, kind="stable")
+        self.w_by_weight = np.take_along_axis(self.w, self.by_weight, axis=1)
         # One restart costs one mean positive weight, summed in pid order as the engine sums it
         # (adding the zeros in between changes no partial sum).
         total = np.cumsum(np.where(self.w > 0, self.w, 0.0), axis=1)[:, -1]
@@ -172,14 +177,15 @@ class _Bucket:
             self.tally()
             return
         b, j, k = self._heaviest_first(bs, self.row_ok)
+        by_step = np.argsort(k, kind="stable")            # step by step, groups in order within one
+        b, j, ends = b[by_step], j[by_step], np.cumsum(np.bincount(k)).tolist()
         q, extra = self.n // self.m, (self.n % self.m).copy()
         loads = np.zeros((len(self.groups), self.Mp))
         counts = np.zeros((len(self.groups), self.Mp), dtype=_I64)
-        for step in range(int(k.max()) + 1):
-            at = k == step
-            g, p = b[at], j[at]
-            c = counts[g]
-            room = self.member_ok[g] & ((c < q[g][:, None]) | ((c == q[g][:, None]) & (extra[g] > 0)[:, None]))
+        for lo, hi in zip([0] + ends[:-1], ends):
+            g, p = b[lo:hi], j[lo:hi]
+            c, qg = counts[g], q[g][:, None]
+            room = self.member_ok[g] & ((c < qg) | ((c == qg) & (extra[g] > 0)[:, None]))
             m = _least(np.where(room, loads[g], np.inf), c)
             extra[g] -= c[np.arange(len(g)), m] == q[g]
             loads[g, m] += self.w[g, p]

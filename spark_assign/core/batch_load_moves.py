@@ -9,9 +9,10 @@ candidates, their scores and the order ties break in are the per-group engine's
 * members tied at the top are tried in index order, the next only where the
   previous had no action;
 * a swap pairs each partition ``p`` of the heaviest member ``a`` with the two
-  partitions of ``b`` (sorted by weight, then pid) around ``w[p] - gap / 2``; their
-  positions come from one ``searchsorted`` over the whole batch, on integer keys
-  (group, weight rank, pid), so no float is ever compared but the weights themselves.
+  partitions of ``b`` (in the order of weight, then pid) around ``w[p] - gap / 2``,
+  found by a binary search run for all (row, ``p``) elements at once in their row's
+  segment of ``b``'s partitions; the order is the bucket's, fixed for the whole run
+  (``by_weight``), so nothing is sorted per round.
 """
 
 from __future__ import annotations
@@ -59,13 +60,15 @@ def best_actions(bk: Any, active: np.ndarray) -> Actions:
 
 def _best_for(bk: Any, g: np.ndarray, a: np.ndarray) -> Actions:
     """The best action of member ``a`` of each group ``g`` (see the module docstring). Each
-    (group, partner) pair is one row of the arrays below: ``t = group * P + partner``."""
+    (group, partner) pair is one row of the arrays below: ``t = group * P + partner``; the
+    partitions of ``a`` under a row are flat elements, in (row, pid) order."""
     n = len(g)
     i = np.arange(n)
     loads, counts, ok = bk.loads[g], bk.counts[g], bk.member_ok[g]
     la = loads[i, a]
     tol = MIN_GAIN * la
-    mine = bk.own[g] == a[:, None]
+    ia, pa = np.nonzero(bk.own[g] == a[:, None])           # a's partitions, by group then pid
+    na = np.bincount(ia, minlength=n)
     key = np.where(ok, loads, np.inf)
     key[i, a] = np.inf
     partners = np.argsort(key, axis=1, kind="stable")[:, :PARTNERS]
@@ -76,7 +79,7 @@ def _best_for(bk: Any, g: np.ndarray, a: np.ndarray) -> Actions:
     t = np.repeat(i, P)                                   # the group of each (group, partner) row
     b = partners.reshape(-1)
     gap = la[t] - loads[t, b]
-    usable = real.reshape(-1) & (gap > tol[t]) & mine.any(axis=1)[t]
+    usable = real.reshape(-1) & (gap > tol[t]) & (na > 0)[t]
     move = (np.full(len(t), -np.inf), np.zeros(len(t)), np.full(len(t), -1, dtype=_I64),
             np.full(len(t), -1, dtype=_I64))
     swap = tuple(x.copy() for x in move)
@@ -85,18 +88,24 @@ def _best_for(bk: Any, g: np.ndarray, a: np.ndarray) -> Actions:
         tu, bu, gu = t[u], b[u], gap[u]
         # A move keeps the count spread within the skew (the old extremes assumed to stay).
         keeps = np.maximum(cmax[tu], counts[tu, bu] + 1) - np.minimum(cmin[tu], counts[tu, a[tu]] - 1) <= bk.skew
+        # Flat elements: each row of u with each partition of its group's a.
+        per = na[tu]
+        er = np.repeat(np.arange(len(u)), per)
+        shift = (np.cumsum(na) - na)[tu] - (np.cumsum(per) - per)     # a row's first element -> its group's in pa
+        ep = pa[np.repeat(shift, per) + np.arange(len(er))]
         rows = g[tu]
-        w, cost, own, mine_u = bk.w[rows], bk.cost[rows], bk.own[rows], mine[tu]
-        mv = mine_u & (w > 0) & (w < (gu - tol[tu])[:, None]) & keeps[:, None]
-        mg = np.minimum(w, gu[:, None] - w)
-        ms = mg / (w + cost[:, None])
-        k = _lex_best(mv, (ms, mg))
-        at = np.arange(len(u))
-        kk = np.maximum(k, 0)
-        move[0][u] = np.where(k >= 0, ms[at, kk], -np.inf)
-        move[1][u] = mg[at, kk]
-        move[2][u] = np.where(k >= 0, kk, -1)
-        for dst, src in zip(swap, _best_swap(bk, rows, own, w, cost, mine_u, bu, gu, tol[tu])):
+        cost = bk.cost[rows]
+        ew = bk.w[rows[er], ep]
+        thr = (gu - tol[tu])[er]
+        mv = np.flatnonzero((ew > 0) & (ew < thr) & keeps[er])
+        if len(mv):
+            mg = np.minimum(ew[mv], gu[er[mv]] - ew[mv])
+            ms = mg / (ew[mv] + cost[er[mv]])
+            best = _segment_first_best(er[mv], (ms, mg))
+            at = u[er[mv][best]]
+            move[0][at], move[1][at], move[2][at] = ms[best], mg[best], ep[mv][best]
+        in_order = np.take_along_axis(bk.own[g], bk.by_weight[g], axis=1)[tu]     # owners by (weight, pid)
+        for dst, src in zip(swap, _best_swap(bk, rows, in_order, cost, er, ep, ew, bu, gu, tol[tu])):
             dst[u] = src
     # Candidates in the engine's order: per partner (lightest first) its move, then its swap.
     S, Gn, Pm, Q = (np.stack([m.reshape(n, P), s_.reshape(n, P)], axis=2).reshape(n, 2 * P)
@@ -111,34 +120,46 @@ def _best_for(bk: Any, g: np.ndarray, a: np.ndarray) -> Actions:
     return pid1, to1, pid2, to2
 
 
-def _best_swap(bk: Any, g: np.ndarray, own: np.ndarray, w: np.ndarray, cost: np.ndarray, mine: np.ndarray,
-               b: np.ndarray, gap: np.ndarray, tol: np.ndarray
+def _best_swap(bk: Any, g: np.ndarray, in_order: np.ndarray, cost: np.ndarray, er: np.ndarray, ep: np.ndarray,
+               ew: np.ndarray, b: np.ndarray, gap: np.ndarray, tol: np.ndarray
                ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per row (a group ``g`` and a partner ``b`` with a gap worth closing), the best swap between
-    ``a`` (``mine``) and ``b``: ``(score, gain, pid of a's partition, pid of b's)``; score -inf
-    where there is none. Flat over the (row, partition of a) pairs."""
-    n, Np = w.shape
+    ``a`` and ``b``: ``(score, gain, pid of a's partition, pid of b's)``; score -inf where there
+    is none. ``in_order``: each row's owners in the bucket's (weight, pid) order; ``er``, ``ep``,
+    ``ew``: a's partitions as flat elements (row, pid, weight)."""
+    n = len(g)
     score, gain = np.full(n, -np.inf), np.zeros(n)
     pid_a, pid_b = np.full(n, -1, dtype=_I64), np.full(n, -1, dtype=_I64)
-    # b's partitions of every usable row, sorted by (row, weight, pid) as integer keys.
-    r, q = np.nonzero(own == b[:, None])
-    R = bk.ranks + 1
-    keys = (r * R + bk.wrank[g[r], q]) * Np + q
-    order = np.argsort(keys, kind="stable")
-    keys, q = keys[order], q[order]
+    # b's partitions of every row, in (row, weight, pid) order: a segment per row.
+    r, k = np.nonzero(in_order == b[:, None])
+    q, wq = bk.by_weight[g[r], k], bk.w_by_weight[g[r], k]
     nb = np.bincount(r, minlength=n)
     first = np.cumsum(nb) - nb
-    # Each partition p of a: how many of b's weigh less than w[p] - gap / 2, and the two around.
-    ra, p = np.nonzero(mine & (nb > 0)[:, None])
-    if len(ra) == 0:
+    if len(wq) == 0:
         return score, gain, pid_a, pid_b
-    rx = np.searchsorted(bk.uniq, w[ra, p] - gap[ra] / 2, side="left")
-    at = np.searchsorted(keys, (ra * R + rx) * Np) - first[ra]
+    # Only a partition of a with some pair inside the window can have a candidate: float
+    # subtraction is monotone, so b's lightest and heaviest bound every difference (exact).
+    has = nb > 0
+    lightest = np.where(has, wq[np.minimum(first, len(wq) - 1)], np.inf)
+    heaviest = np.where(has, wq[np.maximum(first + nb - 1, 0)], -np.inf)
+    sel = np.flatnonzero(has[er] & (ew - lightest[er] > tol[er]) & (ew - heaviest[er] < (gap - tol)[er]))
+    if len(sel) == 0:
+        return score, gain, pid_a, pid_b
+    # Each such p: how many of b's weigh less than w[p] - gap / 2 (a binary search in its row's
+    # segment, all elements at once), and the two around that point.
+    ra, p, wp = er[sel], ep[sel], ew[sel]
+    target = wp - gap[ra] / 2
+    lo, hi = first[ra], first[ra] + nb[ra]
+    for _ in range(int(nb.max()).bit_length()):
+        mid = (lo + hi) // 2
+        below = (mid < hi) & (wq[np.minimum(mid, len(wq) - 1)] < target)
+        lo, hi = np.where(below, mid + 1, lo), np.where(below, hi, mid)
+    at = lo - first[ra]
     last = nb[ra] - 1
     j = np.stack([np.clip(at - 1, 0, last), np.clip(at, 0, last)], axis=1).reshape(-1)
-    rr, pp = np.repeat(ra, 2), np.repeat(p, 2)           # (row, p, lower neighbour first)
+    rr, pp, wa = np.repeat(ra, 2), np.repeat(p, 2), np.repeat(wp, 2)     # (row, p, lower neighbour first)
     qb = q[first[rr] + j]
-    wa, wb = w[rr, pp], w[rr, qb]
+    wb = wq[first[rr] + j]
     delta = wa - wb
     e = np.flatnonzero((delta > tol[rr]) & (delta < (gap - tol)[rr]))
     if len(e) == 0:
