@@ -300,8 +300,22 @@ class _Bucket:
         self.own[group[redo], pid[redo]] = to[redo]
 
 
+#: Up to this many columns, :func:`_least` walks them one by one (NumPy reduces a short last
+#: axis slowly); wider arrays are reduced along the axis.
+_NARROW = 8
+
+
 def _least(loads: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Per row, the column of least (load, count, index) (``loads`` +inf where not allowed)."""
+    if loads.shape[1] <= _NARROW:
+        best = np.zeros(len(loads), dtype=_I64)
+        low, few = loads[:, 0], counts[:, 0]
+        for m in range(1, loads.shape[1]):
+            lm, cm = loads[:, m], counts[:, m]
+            better = (lm < low) | ((lm == low) & (cm < few))     # strict: a full tie keeps the lower index
+            best[better] = m
+            low, few = np.where(better, lm, low), np.where(better, cm, few)
+        return best
     lowest = loads.min(axis=1)
     tied = loads == lowest[:, None]
     c = np.where(tied, counts, np.iinfo(_I64).max)
