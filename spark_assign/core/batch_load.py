@@ -177,20 +177,23 @@ class _Bucket:
             self.tally()
             return
         b, j, k = self._heaviest_first(bs, self.row_ok)
-        by_step = np.argsort(k, kind="stable")            # step by step, groups in order within one
-        b, j, ends = b[by_step], j[by_step], np.cumsum(np.bincount(k)).tolist()
-        q, extra = self.n // self.m, (self.n % self.m).copy()
-        loads = np.zeros((len(self.groups), self.Mp))
-        counts = np.zeros((len(self.groups), self.Mp), dtype=_I64)
-        for lo, hi in zip([0] + ends[:-1], ends):
-            g, p = b[lo:hi], j[lo:hi]
-            c, qg = counts[g], q[g][:, None]
-            room = self.member_ok[g] & ((c < qg) | ((c == qg) & (extra[g] > 0)[:, None]))
-            m = _least(np.where(room, loads[g], np.inf), c)
-            extra[g] -= c[np.arange(len(g)), m] == q[g]
-            loads[g, m] += self.w[g, p]
-            counts[g, m] += 1
-            self.own[g, p] = m
+        # Dense by step: row i of ``order`` lists group bs[i]'s pids heaviest first (-1 past its end),
+        # so each step works on whole arrays, no gather of a group's member rows.
+        order = np.full((len(bs), int(k.max()) + 1), -1, dtype=_I64)
+        order[np.searchsorted(bs, b), k] = j
+        q, extra = (self.n // self.m)[bs][:, None], (self.n % self.m)[bs]
+        ok, w = self.member_ok[bs], self.w[bs]
+        loads = np.zeros((len(bs), self.Mp))
+        counts = np.zeros((len(bs), self.Mp), dtype=_I64)
+        for p in order.T:
+            i = np.flatnonzero(p >= 0)
+            room = ok & ((counts < q) | ((counts == q) & (extra > 0)[:, None]))
+            m = _least(np.where(room, loads, np.inf), counts)[i]
+            p = p[i]
+            extra[i] -= counts[i, m] == q[i, 0]
+            loads[i, m] += w[i, p]
+            counts[i, m] += 1
+            self.own[bs[i], p] = m
         self.tally()
 
     def place_claimed(self, bs: np.ndarray) -> None:
