@@ -185,11 +185,11 @@ class _Bucket:
         ok, w = self.member_ok[bs], self.w[bs]
         loads = np.zeros((len(bs), self.Mp))
         counts = np.zeros((len(bs), self.Mp), dtype=_I64)
-        for p in order.T:
-            i = np.flatnonzero(p >= 0)
+        for step in order.T:
+            i = np.flatnonzero(step >= 0)                 # groups with a partition left
             room = ok & ((counts < q) | ((counts == q) & (extra > 0)[:, None]))
             m = _least(np.where(room, loads, np.inf), counts)[i]
-            p = p[i]
+            p = step[i]
             extra[i] -= counts[i, m] == q[i, 0]
             loads[i, m] += w[i, p]
             counts[i, m] += 1
