@@ -21,6 +21,7 @@ from typing import Any, Sequence, Tuple
 
 import numpy as np
 
+from .keys import run_positions
 from .load_aware import MIN_GAIN, PARTNERS
 
 __all__ = ["best_actions"]
@@ -91,8 +92,7 @@ def _best_for(bk: Any, g: np.ndarray, a: np.ndarray) -> Actions:
         # Flat elements: each row of u with each partition of its group's a.
         per = na[tu]
         er = np.repeat(np.arange(len(u)), per)
-        shift = (np.cumsum(na) - na)[tu] - (np.cumsum(per) - per)     # a row's first element -> its group's in pa
-        ep = pa[np.repeat(shift, per) + np.arange(len(er))]
+        ep = pa[np.repeat((np.cumsum(na) - na)[tu], per) + run_positions(per)]
         rows = g[tu]
         cost = bk.cost[rows]
         ew = bk.w[rows[er], ep]
@@ -135,13 +135,11 @@ def _best_swap(bk: Any, g: np.ndarray, in_order: np.ndarray, cost: np.ndarray, e
     q, wq = bk.by_weight[g[r], k], bk.w_by_weight[g[r], k]
     nb = np.bincount(r, minlength=n)
     first = np.cumsum(nb) - nb
-    if len(wq) == 0:
-        return score, gain, pid_a, pid_b
     # Only a partition of a with some pair inside the window can have a candidate: float
     # subtraction is monotone, so b's lightest and heaviest bound every difference (exact).
     has = nb > 0
-    lightest = np.where(has, wq[np.minimum(first, len(wq) - 1)], np.inf)
-    heaviest = np.where(has, wq[np.maximum(first + nb - 1, 0)], -np.inf)
+    lightest, heaviest = np.full(n, np.inf), np.full(n, -np.inf)
+    lightest[has], heaviest[has] = wq[first[has]], wq[first[has] + nb[has] - 1]
     sel = np.flatnonzero(has[er] & (ew - lightest[er] > tol[er]) & (ew - heaviest[er] < (gap - tol)[er]))
     if len(sel) == 0:
         return score, gain, pid_a, pid_b
@@ -158,8 +156,7 @@ def _best_swap(bk: Any, g: np.ndarray, in_order: np.ndarray, cost: np.ndarray, e
     last = nb[ra] - 1
     j = np.stack([np.clip(at - 1, 0, last), np.clip(at, 0, last)], axis=1).reshape(-1)
     rr, pp, wa = np.repeat(ra, 2), np.repeat(p, 2), np.repeat(wp, 2)     # (row, p, lower neighbour first)
-    qb = q[first[rr] + j]
-    wb = wq[first[rr] + j]
+    qb, wb = q[first[rr] + j], wq[first[rr] + j]
     delta = wa - wb
     e = np.flatnonzero((delta > tol[rr]) & (delta < (gap - tol)[rr]))
     if len(e) == 0:
