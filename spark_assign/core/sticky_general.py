@@ -36,6 +36,7 @@ move-back rule in those two cases.
 from __future__ import annotations
 
 import heapq
+from operator import itemgetter
 from typing import Dict, Optional, Tuple, cast
 
 import numpy as np
@@ -87,7 +88,7 @@ class _GeneralBuilder:
         self.sorted_all = _pid_ranges(g.topic_offsets, topics)
         self.revocation_required = False
         self.unassigned = np.zeros(0, dtype=np.int64)
-        self.topic_hash = [java_string_hash(t) for t in g.topic_names]
+        self.topic_hash: Dict[int, int] = {}        # String.hashCode() of the topics that moved
         self.movements = _PartitionMovements()
 
     # ------------------------------------------------------------------ stage 1
@@ -148,21 +149,27 @@ class _GeneralBuilder:
     def _least_loaded_picks(self, topics: np.ndarray, bounds: np.ndarray) -> np.ndarray:
         """The member each of the unassigned partitions goes to (their topics given, in runs
         starting at ``bounds``): the least loaded subscriber of its topic, ties to the smaller
-        index. A heap per topic, in Python: for a few thousand partitions this beats the
-        array passes of :func:`water_fill`, whose fixed cost is paid per topic."""
-        counts = self.counts.tolist()
-        eligible, offsets = self.eligible, self.eligible_bounds
+        index. In Python, for a few thousand partitions, where it beats the array passes of
+        :func:`water_fill`, whose fixed cost is paid per topic.
+
+        A member's key is ``count * M + index``: one int, which compares as the pair (count,
+        index) does, and faster. Each pick takes the least key and puts back key + M."""
+        M = len(self.counts)
+        key = (self.counts * M + np.arange(M)).tolist()          # per member, its current key
+        eligible, offsets = self.eligible.tolist(), self.eligible_bounds.tolist()
         picks: list = []
         starts = [0] + bounds.tolist()
         stops = starts[1:] + [len(topics)]
         for start, stop, t in zip(starts, stops, topics[starts].tolist()):
-            heap = [(counts[m], m) for m in eligible[offsets[t]:offsets[t + 1]].tolist()]
+            mine = eligible[offsets[t]:offsets[t + 1]]
+            heap = list(itemgetter(*mine)(key)) if len(mine) > 1 else [key[mine[0]]]
             heapq.heapify(heap)
             for _ in range(stop - start):
-                level, m = heap[0]
+                least = heap[0]
+                m = least % M
                 picks.append(m)
-                counts[m] = level + 1
-                heapq.heapreplace(heap, (level + 1, m))
+                key[m] = least + M
+                heapq.heapreplace(heap, least + M)
         return np.array(picks, dtype=np.int64)
 
     def _fill(self, pids: np.ndarray, eligible: np.ndarray) -> None:
@@ -194,11 +201,17 @@ class _GeneralBuilder:
         self.r_topics = np.flatnonzero(reassignable_topic)
         if len(self.r_topics) == 0:
             return
-        self.r_pids = _pid_ranges(g.topic_offsets, self.r_topics)
-        self.r_pid_starts = np.concatenate([[0], np.cumsum(g.topic_counts[self.r_topics])[:-1]])
-        sizes = self.num_eligible[self.r_topics]
-        self.r_eligible = _pid_ranges(self.eligible_bounds, self.r_topics, self.eligible)
-        self.r_eligible_starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        if len(self.r_topics) == g.num_topics:          # every topic: the ranges are the whole arrays
+            self.r_pids = np.arange(g.num_partitions)
+            self.r_pid_starts = g.topic_offsets[:-1]
+            self.r_eligible, self.r_eligible_starts = self.eligible, self.eligible_bounds[:-1]
+        else:
+            self.r_pids = _pid_ranges(g.topic_offsets, self.r_topics)
+            self.r_pid_starts = np.concatenate([[0], np.cumsum(g.topic_counts[self.r_topics])[:-1]])
+            sizes = self.num_eligible[self.r_topics]
+            self.r_eligible = _pid_ranges(self.eligible_bounds, self.r_topics, self.eligible)
+            self.r_eligible_starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        self.active = np.flatnonzero(~self.fixed)
         if not self.revocation_required:
             self._perform(self.unassigned[movable[self.unassigned]])
         self._perform(self.sorted_all[movable[self.sorted_all]])
@@ -234,7 +247,7 @@ class _GeneralBuilder:
         return out
 
     def _is_balanced(self, min_eligible: np.ndarray) -> bool:
-        active = self.counts[~self.fixed]
+        active = self.counts[self.active]
         if len(active) == 0 or active.max() - active.min() <= 1:
             return True
         holder_max = np.maximum.reduceat(self.counts[self.owner[self.r_pids]], self.r_pid_starts)
@@ -242,12 +255,13 @@ class _GeneralBuilder:
 
     def _perform(self, pids: np.ndarray) -> None:
         """Kafka's ``performReassignments`` over ``pids``, repeated while it moves something."""
+        topics = self.pid_topic[pids]
         while True:
             moved = False
             i = 0
             min_eligible = self._min_eligible()
             while i < len(pids) and not self._is_balanced(min_eligible):
-                hit = self._next_movable(pids, i, min_eligible)
+                hit = self._next_movable(pids, topics, i, min_eligible)
                 if hit < 0:
                     break
                 pid = int(pids[hit])
@@ -262,20 +276,20 @@ class _GeneralBuilder:
             if not moved:
                 return
 
-    def _next_movable(self, pids: np.ndarray, start: int, min_eligible: np.ndarray) -> int:
-        """First index >= start whose partition Kafka would move now, or -1."""
+    def _next_movable(self, pids: np.ndarray, topics: np.ndarray, start: int, min_eligible: np.ndarray) -> int:
+        """First index >= start whose partition Kafka would move now, or -1: its owner has 2+
+        more partitions than the least loaded member of its topic. (Kafka's other reason, 2+ more
+        than its previous-generation owner, is implied: that owner subscribes to the topic, see
+        :meth:`_previous_generation_owner`, so it has no fewer than the least loaded.)"""
         chunk = _SCAN_CHUNK
-        while start < len(pids):
-            window = pids[start:start + chunk]
-            load = self.counts[self.owner[window]]
-            back = self.prev_member[window]
-            hit = (load > min_eligible[self.pid_topic[window]] + 1) | (
-                (back >= 0) & (load > self.counts[np.maximum(back, 0)] + 1)
-            )
-            found = np.flatnonzero(hit)
+        n = len(pids)
+        while start < n:
+            stop = min(start + chunk, n)
+            load = self.counts[self.owner[pids[start:stop]]]
+            found = np.flatnonzero(load > min_eligible[topics[start:stop]] + 1)
             if len(found):
                 return start + int(found[0])
-            start += len(window)
+            start = stop
             chunk *= 4
         return -1
 
@@ -288,8 +302,10 @@ class _GeneralBuilder:
         old = int(self.owner[actual])
         topic = int(self.pid_topic[actual])
         partition = actual - int(self.g.topic_offsets[topic])
-        self.movements.move(actual, old, new_owner, topic,
-                            topic_partition_hash(self.topic_hash[topic], partition))
+        topic_hash = self.topic_hash.get(topic)
+        if topic_hash is None:
+            topic_hash = self.topic_hash[topic] = java_string_hash(self.g.topic_names[topic])
+        self.movements.move(actual, old, new_owner, topic, topic_partition_hash(topic_hash, partition))
         self.owner[actual] = new_owner
         self.order[actual] = self.step
         self.step += 1
