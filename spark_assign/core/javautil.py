@@ -298,7 +298,7 @@ class JavaHashSet:
         self._spread[item] = hash_spread(java_hash)
         size = len(self._seq)
         mask = self._capacity - 1
-        if self._capacity < _MIN_TREEIFY_CAPACITY:
+        if self._capacity < _MIN_TREEIFY_CAPACITY and size > _TREEIFY_THRESHOLD:     # else no bucket can be that full
             bucket = self._spread[item] & mask
             if sum(1 for s in self._spread.values() if s & mask == bucket) > _TREEIFY_THRESHOLD:
                 self._capacity *= 2

@@ -355,7 +355,11 @@ class _PartitionMovements:
 
     def _add(self, pid: int, pair: Tuple[int, int], topic: int) -> None:
         self.moves[pid] = pair
-        self.by_topic.setdefault(topic, {}).setdefault(pair, JavaHashSet()).add(pid, self.hashes[pid])
+        pairs = self.by_topic.setdefault(topic, {})
+        moved = pairs.get(pair)
+        if moved is None:
+            moved = pairs[pair] = JavaHashSet()
+        moved.add(pid, self.hashes[pid])
 
 
 def _pid_ranges(offsets: np.ndarray, topics: np.ndarray, values: Optional[np.ndarray] = None) -> np.ndarray:
