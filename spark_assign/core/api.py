@@ -77,7 +77,7 @@ def assign(
             f"members must be a list of Member objects, got {type(members).__name__}", column="members"
         )
     spec = GroupInput.from_members(members, topics, partition_racks)
-    _warn_about_generations(members)
+    _warn_about_generations(spec)
     # Subscribed topics without partitions, from the columns (unknown topics have count -1).
     subscribed = np.bincount(spec.sub_topic, minlength=len(spec.topic_names)) > 0
     missing = sorted(str(spec.topic_names[t]) for t in np.flatnonzero(subscribed & (spec.topic_counts <= 0)).tolist())
@@ -88,12 +88,15 @@ def assign(
     return assign_group(spec, strategy, **options)
 
 
-def _warn_about_generations(members: Sequence[Member]) -> None:
+def _warn_about_generations(spec: GroupInput) -> None:
     """A :class:`~spark_assign.errors.NegativeGenerationWarning` for claims whose generation is
     negative but not Kafka's -1 (they count as carrying none, as in Kafka)."""
-    odd = [(m.member_id, m.generation) for m in members
-           if isinstance(m.generation, (int, np.integer)) and not isinstance(m.generation, bool)
-           and m.generation < NO_GENERATION]
+    generations = spec.generations or []
+    if set(map(type, generations)) <= {int, type(None)} and \
+            min(filter(None, generations), default=0) >= NO_GENERATION:
+        return                                  # the common case, checked in C: none below -1
+    odd = [(member, g) for member, g in zip(spec.member_ids, generations)
+           if isinstance(g, (int, np.integer)) and not isinstance(g, bool) and g < NO_GENERATION]
     if odd:
         shown = ", ".join(f"{member!r} ({generation})" for member, generation in odd[:5])
         warnings.warn(NegativeGenerationWarning(
