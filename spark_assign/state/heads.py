@@ -42,6 +42,8 @@ __all__ = ["PRUNES_FOLLOWED", "heads_at", "heads_and_name_at", "heads_name_at", 
 
 #: Prune commits in a row followed back to the heads they keep (more: the heads are rebuilt by a scan).
 PRUNES_FOLLOWED = 100
+#: Rows of heads the driver reads and writes at a time (and a heads file's row group).
+HEADS_BATCH = 65536
 
 
 def heads_at(backend: StateBackend, snap: Optional[Snapshot]) -> DataFrame:
@@ -156,17 +158,31 @@ def _next_in_spark(spark, heads: DataFrame, updated: pa.Table, kind: TableKind) 
 
 def _write_locally(old: Optional[str], new: str, updated: pa.Table, kind: TableKind) -> None:
     """The heads directory ``old`` (None: no heads yet) without the units of ``updated``, then
-    ``updated``, as one Parquet file in the new directory ``new``, written by the driver."""
-    parts = []
-    if old is not None:
-        before = pq.read_table(old, schema=arrow_schema(kind.heads_columns))
-        moved = pc.is_in(before.column(kind.key), value_set=updated.column(kind.key))
-        parts.append(before.filter(pc.invert(moved)))
-    parts.append(updated)
+    ``updated``, as one Parquet file in the new directory ``new``, written by the driver.
+
+    The old heads stream through in batches of :data:`HEADS_BATCH` rows, and are written in row
+    groups of that size, so the driver holds one batch of the fleet's heads at a time, whatever
+    its size, beside ``updated`` (the plan's changed units)."""
+    schema = arrow_schema(kind.heads_columns)
     os.makedirs(new, exist_ok=True)
     temp = os.path.join(new, f".part-{uuid.uuid4().hex}.parquet")        # hidden from readers until renamed
-    pq.write_table(pa.concat_tables(parts), temp, compression="snappy")
+    with pq.ParquetWriter(temp, schema, compression="snappy") as writer:
+        if old is not None:
+            changed = updated.column(kind.key)
+            for path in _parquet_files(old):
+                for batch in pq.ParquetFile(path).iter_batches(batch_size=HEADS_BATCH, columns=schema.names):
+                    kept = batch.filter(pc.invert(pc.is_in(batch.column(kind.key), value_set=changed)))
+                    if kept.num_rows:
+                        writer.write_table(pa.Table.from_batches([kept]).cast(schema), row_group_size=HEADS_BATCH)
+        writer.write_table(updated, row_group_size=HEADS_BATCH)
     os.replace(temp, os.path.join(new, f"part-00000-{uuid.uuid4().hex}.snappy.parquet"))
+
+
+def _parquet_files(folder: str) -> List[str]:
+    """The data files of a heads directory: ours, or Spark's part files (its ``_SUCCESS`` and
+    hidden ``.crc`` files skipped)."""
+    return sorted(os.path.join(folder, n) for n in os.listdir(folder)
+                  if n.endswith(".parquet") and not n.startswith(("_", ".")))
 
 
 def remove_heads(root: str, name: str) -> None:
