@@ -27,9 +27,12 @@ process: what a user running one job sees.
 changed: a member left), with each step's time and the peak resident memory
 of the driver's Python process and of its JVM (in ``local`` mode the JVM
 also runs the executors: it holds the shuffle), each peak reset before its
-step (``/proc/<pid>/clear_refs``). Writes benchmarks/results/fleet.json
-(``--million`` merges its rows into it). ``--million-steps assign`` runs only
-the ``assign_partitions`` step (the state table's steps take longest).
+step (``/proc/<pid>/clear_refs``), and the peak of the driver's Arrow memory
+pool. The state table's steps run each in a process of its own, so a step's
+peak is not memory the process kept from the step before. Writes
+benchmarks/results/fleet.json (``--million`` merges its rows into it,
+replacing those measured again). ``--million-steps assign`` or ``table``
+runs only those steps (the state table's take longest).
 """
 
 from __future__ import annotations
@@ -248,44 +251,77 @@ def _reset_peak(pid: int) -> None:
     Path(f"/proc/{pid}/clear_refs").write_text("5")
 
 
-def million_rows(groups: int = 1_000_000, table_steps: bool = True) -> List[dict]:
+_MILLION_TOPICS = {"topic-000": 16, "topic-001": 16}
+
+
+def _million_size(groups: int) -> str:
+    return f"{groups:,} x 10 members x 2x16"
+
+
+def _measured_step(case: str, groups: int, make: Callable[[], object], note: str, jvm: int) -> dict:
+    """One step with the peak resident memory of this process and of ``jvm``, reset before it."""
+    for pid in (os.getpid(), jvm):
+        _reset_peak(pid)
+    c0, t0 = tree_cpu(os.getpid()), time.perf_counter()
+    make()
+    return {"case": case, "strategy": "sticky", "topics": "dict", "size": _million_size(groups),
+            "seconds": time.perf_counter() - t0, "cpu_seconds": tree_cpu(os.getpid()) - c0,
+            "driver_python_mib": _peak(os.getpid()), "driver_jvm_mib": _peak(jvm),
+            "driver_arrow_mib": pa.default_memory_pool().max_memory() / 2**20, "note": note}
+
+
+def million_rows(groups: int = 1_000_000, steps: str = "all") -> List[dict]:
+    """The ``--million`` steps: ``assign_partitions`` here, the state table's two steps each in a
+    process of its own (a step's driver peak is then its own, not memory kept from the step
+    before: the first generation's is, in one process)."""
+    rows = []
+    if steps in ("all", "assign"):
+        spark = session(memory="8g")
+        jvm = int(spark._jvm.java.lang.ProcessHandle.current().pid())
+        subs = subscriptions(spark, groups, 10, 2)
+        rows.append(_measured_step("assign_partitions", groups,
+                                   lambda: run(subs.assign_partitions("sticky", topics=_MILLION_TOPICS)),
+                                   "fresh, noop sink", jvm))
+        print(rows[-1], flush=True)
+        spark.stop()
+    if steps in ("all", "table"):
+        folder = tempfile.mkdtemp(prefix="fleet-bench-")
+        try:
+            for step in ("first", "changed"):
+                out = subprocess.run([sys.executable, __file__, "--million-child", step, folder,
+                                      "--million-groups", str(groups)], check=True, capture_output=True, text=True)
+                rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+                print(rows[-1], flush=True)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    return rows
+
+
+def million_child(step: str, folder: str, groups: int) -> None:
+    """One ``AssignmentTable.rebalance`` step of ``--million`` in this new process: the first
+    generation, or the next after 1% of the groups changed (a member left)."""
     from spark_assign import AssignmentTable
 
     spark = session(memory="8g")
     jvm = int(spark._jvm.java.lang.ProcessHandle.current().pid())
-    topic_map = {"topic-000": 16, "topic-001": 16}
     subs = subscriptions(spark, groups, 10, 2)
-    size = f"{groups:,} x 10 members x 2x16"
-    rows = []
-
-    def step(case: str, make: Callable[[], object], note: str) -> None:
-        for pid in (os.getpid(), jvm):
-            _reset_peak(pid)
-        c0, t0 = tree_cpu(os.getpid()), time.perf_counter()
-        make()
-        rows.append({"case": case, "strategy": "sticky", "topics": "dict", "size": size,
-                     "seconds": time.perf_counter() - t0, "cpu_seconds": tree_cpu(os.getpid()) - c0,
-                     "driver_python_mib": _peak(os.getpid()),
-                     "driver_jvm_mib": _peak(jvm), "note": note})
-        print(rows[-1], flush=True)
-
-    step("assign_partitions", lambda: run(subs.assign_partitions("sticky", topics=topic_map)),
-         "fresh, noop sink")
-    if not table_steps:
-        spark.stop()
-        return rows
-    folder = tempfile.mkdtemp(prefix="fleet-bench-")
-    try:
-        table = AssignmentTable(spark, os.path.join(folder, "state"))
-        step("AssignmentTable.rebalance", lambda: table.rebalance(subs, topic_map, strategy="sticky"),
-             f"first generation ({table.engine} engine)")
-        changed = subs.where("NOT (member_id = 'consumer-0000' AND substring(group_id, 7, 2) = '00')")
-        step("AssignmentTable.rebalance", lambda: table.rebalance(changed, topic_map, strategy="sticky"),
-             "1% of the groups changed (a member left)")
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    table = AssignmentTable(spark, os.path.join(folder, "state"))
+    if step == "first":
+        note = f"first generation ({table.engine} engine)"
+    else:
+        subs = subs.where("NOT (member_id = 'consumer-0000' AND substring(group_id, 7, 2) = '00')")
+        note = "1% of the groups changed (a member left)"
+    row = _measured_step("AssignmentTable.rebalance", groups,
+                         lambda: table.rebalance(subs, _MILLION_TOPICS, strategy="sticky"), note, jvm)
     spark.stop()
-    return rows
+    print(json.dumps(row))
+
+
+def _merged(old: List[dict], new: List[dict]) -> List[dict]:
+    """``old`` rows with those ``new`` measured again replaced (same case and note), in order."""
+    fresh = {(r["case"], r["note"]): r for r in new}
+    kept = [fresh.pop((r["case"], r["note"]), r) for r in old]
+    return kept + list(fresh.values())
 
 
 # ------------------------------------------------------------------ main
@@ -297,8 +333,9 @@ def main() -> None:
     parser.add_argument("--million", action="store_true", help="only the 1,000,000-group runs")
     parser.add_argument("--million-groups", type=int, default=1_000_000,
                         help="groups of the --million runs (fewer: a trial, written to fleet-quick.json)")
-    parser.add_argument("--million-steps", choices=["all", "assign"], default="all",
-                        help="the --million steps: all, or only assign_partitions")
+    parser.add_argument("--million-steps", choices=["all", "assign", "table"], default="all",
+                        help="the --million steps: all, only assign_partitions, or only the state table's")
+    parser.add_argument("--million-child", nargs=2, metavar=("STEP", "FOLDER"), help=argparse.SUPPRESS)
     parser.add_argument("--repeat", type=int, default=None, help="runs per case, median (default 1 quick, 3 full)")
     parser.add_argument("--cold-child", choices=["assign", "echo"], help=argparse.SUPPRESS)
     parser.add_argument("--groups", type=int, default=100_000, help=argparse.SUPPRESS)
@@ -307,11 +344,14 @@ def main() -> None:
     if args.cold_child:
         cold_child(args.cold_child, args.groups)
         return
+    if args.million_child:
+        million_child(*args.million_child, args.million_groups)
+        return
     trial = args.quick or (args.million and args.million_groups != 1_000_000)
     out = RESULTS / ("fleet-quick.json" if trial else "fleet.json")
     if args.million:
         report = json.loads(out.read_text()) if out.exists() else {"machine": {}, "rows": []}
-        report["million"] = million_rows(args.million_groups, table_steps=args.million_steps == "all")
+        report["million"] = _merged(report.get("million", []), million_rows(args.million_groups, args.million_steps))
         report["machine"]["load_average_million"] = [round(x, 2) for x in os.getloadavg()]
     else:
         repeat = args.repeat or (1 if args.quick else 3)
