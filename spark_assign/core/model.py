@@ -167,7 +167,7 @@ class GroupInput:
                         out[k] = i
             return out  # type: ignore[return-value]
 
-        sub_member, sub_topic = _subscription_columns(members, codes)
+        sub_member, sub_topic = _subscription_columns(members, codes, topic_index)
         claim_member, claim_topic, claim_partition = _claim_columns(members, codes, topic_index)
         return cls(
             member_ids=[m.member_id for m in members],
@@ -185,10 +185,10 @@ class GroupInput:
         )
 
 
-def _subscription_columns(members: Sequence[Member], codes: Callable[[Sequence[object]], List[int]]
-                          ) -> Tuple[np.ndarray, np.ndarray]:
+def _subscription_columns(members: Sequence[Member], codes: Callable[[Sequence[object]], List[int]],
+                          topic_index: Mapping[object, int]) -> Tuple[np.ndarray, np.ndarray]:
     """``(sub_member, sub_topic)`` of :meth:`GroupInput.from_members`. Members usually share
-    one list of topics: each distinct list is coded once."""
+    one list of topics, coded once; else every member's topics are looked up in one pass."""
     M = len(members)
     if M == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -196,17 +196,13 @@ def _subscription_columns(members: Sequence[Member], codes: Callable[[Sequence[o
     if all(m.topics == first for m in members):
         row = np.asarray(codes(first), dtype=np.int64)
         return np.repeat(np.arange(M, dtype=np.int64), len(row)), np.tile(row, M)
-    seen: Dict[Sequence[object], List[int]] = {}
-    per_member = []
-    for m in members:
-        listed = seen.get(m.topics)        # topics are tuples (Member makes them so): hashable
-        if listed is None:
-            listed = seen[m.topics] = codes(m.topics)
-        per_member.append(listed)
-    lengths = [len(c) for c in per_member]
-    total = sum(lengths)
-    return (np.repeat(np.arange(M, dtype=np.int64), lengths),
-            np.fromiter(itertools.chain.from_iterable(per_member), dtype=np.int64, count=total))
+    lengths = [len(m.topics) for m in members]
+    flat = list(itertools.chain.from_iterable(m.topics for m in members))
+    try:                                        # every topic in the metadata: one lookup pass
+        topic = np.fromiter(map(topic_index.__getitem__, flat), dtype=np.int64, count=len(flat))
+    except KeyError:                            # new codes, in order of first appearance
+        topic = np.asarray(codes(flat), dtype=np.int64)
+    return np.repeat(np.arange(M, dtype=np.int64), lengths), topic
 
 
 def _claim_columns(members: Sequence[Member], codes: Callable[[Sequence[object]], List[int]],
