@@ -40,5 +40,4 @@ def test_heads_stream_through_the_driver_in_batches_and_match_the_rows(spark, tm
     latest = {(r.group_id, r.generation, r.commit_version, r.input_fingerprint) for r in table.latest().collect()}
     assert sorted(h["group_id"] for h in heads) == sorted({g for g, _, _, _ in latest})    # each group once
     assert {(h["group_id"], h["generation"], h["commit_version"], h["input_fingerprint"]) for h in heads} == latest
-    assert {h["group_id"] for h in heads if h["commit_version"] == step.version} == \
-        {g for g, _, v, _ in latest if v == step.version}
+    assert sum(h["commit_version"] == step.version for h in heads) == step.summary["groups_recomputed"]
