@@ -21,7 +21,7 @@ import itertools
 import numbers
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -155,7 +155,12 @@ class GroupInput:
 
         def codes(listed: Sequence[object]) -> List[int]:
             """Codes of topic names; names outside the metadata get new codes, in order."""
-            out = list(map(topic_index.get, listed))
+            try:
+                out = list(map(topic_index.get, listed))
+            except TypeError:                   # a list, a dict...: no name can be one
+                bad = [t for t in listed if not isinstance(t, Hashable)]
+                kinds = ", ".join(sorted({type(t).__name__ for t in bad}))
+                raise InvalidInputError(f"topic must be a string, got {kinds}", column="topic", rows=bad) from None
             if None in out:
                 for k, (i, topic) in enumerate(zip(out, listed)):
                     if i is None:
@@ -198,11 +203,22 @@ def _subscription_columns(members: Sequence[Member], codes: Callable[[Sequence[o
         return np.repeat(np.arange(M, dtype=np.int64), len(row)), np.tile(row, M)
     lengths = [len(m.topics) for m in members]
     flat = list(itertools.chain.from_iterable(m.topics for m in members))
-    try:                                        # every topic in the metadata: one lookup pass
-        topic = np.fromiter(map(topic_index.__getitem__, flat), dtype=np.int64, count=len(flat))
-    except KeyError:                            # new codes, in order of first appearance
-        topic = np.asarray(codes(flat), dtype=np.int64)
-    return np.repeat(np.arange(M, dtype=np.int64), lengths), topic
+    return np.repeat(np.arange(M, dtype=np.int64), lengths), _topic_codes(flat, topic_index, codes)
+
+
+def _topic_codes(items: Sequence[object], topic_index: Mapping[object, int],
+                 codes: Callable[[Sequence[object]], List[int]],
+                 pick: Optional[Callable[[Any], object]] = None) -> np.ndarray:
+    """Codes of the topic names ``items`` (or ``pick(item)`` of each): one lookup pass in C when
+    every name is in the metadata, else :func:`codes` (new codes in order of first appearance;
+    a name that cannot be one raises there)."""
+    def names() -> Iterable[object]:
+        return items if pick is None else map(pick, items)
+
+    try:
+        return np.fromiter(map(topic_index.__getitem__, names()), dtype=np.int64, count=len(items))
+    except (KeyError, TypeError):
+        return np.asarray(codes(list(names())), dtype=np.int64)
 
 
 def _claim_columns(members: Sequence[Member], codes: Callable[[Sequence[object]], List[int]],
@@ -215,10 +231,7 @@ def _claim_columns(members: Sequence[Member], codes: Callable[[Sequence[object]]
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
     flat = list(itertools.chain.from_iterable(m.owned for m in members))
-    try:                                        # every topic in the metadata: one lookup pass
-        topic = np.fromiter(map(topic_index.__getitem__, map(itemgetter(0), flat)), dtype=np.int64, count=total)
-    except (KeyError, TypeError):
-        topic = np.asarray(codes(list(map(itemgetter(0), flat))), dtype=np.int64)
+    topic = _topic_codes(flat, topic_index, codes, pick=itemgetter(0))
     partition = _partition_column(members, flat)
     return np.repeat(np.arange(len(members), dtype=np.int64), per_member), topic, partition
 
