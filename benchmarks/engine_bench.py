@@ -111,18 +111,23 @@ def large_cases(topics: int, partitions: int, members: int, repeat: int) -> List
 def object_cases(topics: int, partitions: int, members: int, repeat: int, size: str) -> List[Dict[str, object]]:
     """The large sticky case from ``Member`` objects (what a notebook or service passes), against
     the lexsort measured beside each: ``assign`` with one member's list read from ``.assignment``
-    (lists are built as read), and with every list built (one tuple per partition)."""
+    (lists are built as read), and with every list built (one tuple per partition). After the
+    leave, the members claim the fresh result's lists (read from their arrays), and, as a
+    separate row, plain lists of the same pairs (read pair by pair: claims from anywhere else)."""
     names = [f"t{i:03d}" for i in range(topics)]
     counts = dict.fromkeys(names, partitions)
     pt, pp = np.repeat(np.arange(topics), partitions), np.tile(np.arange(partitions), topics)
     group = [Member(f"c{i:04d}", topics=names) for i in range(members)]
     before = assign(group, counts, "sticky").assignment
     after = [Member(m.member_id, topics=names, owned=before[m.member_id], generation=1) for m in group[1:]]
+    plain = [Member(m.member_id, topics=names, owned=list(before[m.member_id]), generation=1) for m in group[1:]]
     rows: List[Dict[str, object]] = []
-    for label, ms in (("fresh", group), ("member leaves", after)):
+    for label, ms in (("fresh", group), ("member leaves", after), ("member leaves", plain)):
         one = ms[-1].member_id
         runs = {"from Member objects": lambda: assign(ms, counts, "sticky").assignment[one],
                 "from Member objects, every list": lambda: dict(assign(ms, counts, "sticky").assignment)}
+        if ms is plain:
+            runs = {"from Member objects, claims as plain lists": runs["from Member objects"]}
         for how, fn in runs.items():
             base = cpu_seconds(lambda: np.lexsort((pp, pt)), repeat + 2)
             t = cpu_seconds(fn, repeat)

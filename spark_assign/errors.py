@@ -18,6 +18,7 @@ __all__ = [
     "SparkAssignError",
     "InvalidInputError",
     "SchemaError",
+    "ReadOnlyError",
     "UnknownStrategyError",
     "StateTableError",
     "ConcurrentRebalanceError",
@@ -113,6 +114,11 @@ class InvalidInputError(SparkAssignError, ValueError):
 
 class SchemaError(SparkAssignError, TypeError):
     """A DataFrame or table lacks a required column, or a column has the wrong type."""
+
+
+class ReadOnlyError(SparkAssignError, TypeError):
+    """An attempt to change a read-only value (a result's list of partitions, see
+    :class:`~spark_assign.core.partition_list.TopicPartitionList`)."""
 
 
 class UnknownStrategyError(SparkAssignError, ValueError):

@@ -26,6 +26,7 @@ from .api import assign, assign_group
 from .batch import BatchResult, GroupBatch, assign_batch
 from .checks import balance_violations, check_assignment, is_balanced, moves, validity_errors
 from .model import Group, GroupInput, Member, check_topics
+from .partition_list import TopicPartitionList
 from .producer import (RoundRobinPartitioner, StickyBatches, StickyPartitioner, round_robin_partitions,
                        sticky_batches, sticky_partitions)
 from .registry import Strategy, get_strategy, register_strategy, strategy_names
@@ -46,6 +47,7 @@ __all__ = [
     "BatchResult",
     "AssignmentResult",
     "MemberAssignment",
+    "TopicPartitionList",
     "STATUS_NAMES",
     "Strategy",
     "get_strategy",

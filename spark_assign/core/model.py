@@ -26,6 +26,7 @@ from typing import Any, Callable, Dict, Hashable, Iterable, List, Mapping, Optio
 import numpy as np
 
 from ..errors import InvalidInputError
+from .partition_list import TopicPartitionList
 
 __all__ = ["Member", "GroupInput", "Group", "check_topics", "NO_GENERATION", "MAX_PARTITIONS", "INT32_MIN"]
 
@@ -51,7 +52,8 @@ class Member:
         no partitions, as in Kafka.
     owned:
         ``(topic, partition)`` pairs the member claims to own
-        (Kafka's ``Subscription.ownedPartitions``).
+        (Kafka's ``Subscription.ownedPartitions``). A list a result gave
+        (:class:`~.partition_list.TopicPartitionList`) is read from its arrays.
     generation:
         The generation of that claim (Kafka's ``Subscription.generationId``);
         ``None`` for none.
@@ -67,6 +69,8 @@ class Member:
     generation: Optional[int] = None
     instance_id: Optional[str] = None
     rack: Optional[str] = None
+    #: ``owned`` as a result's arrays, when it was a :class:`TopicPartitionList` (else None).
+    _owned_list: Optional[TopicPartitionList] = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.topics, str):
@@ -81,7 +85,9 @@ class Member:
             raise InvalidInputError(f"topics must be a list of topic names, got {type(self.topics).__name__}",
                                     column="topic", rows=[(self.member_id, self.topics)])
         owned = tuple(self.owned)
-        if not (set(map(type, owned)) <= {tuple} and set(map(len, owned)) <= {2}):   # else: pair by pair
+        if type(self.owned) is TopicPartitionList:        # a result's pairs: read-only, built checked
+            object.__setattr__(self, "_owned_list", self.owned)
+        elif not (set(map(type, owned)) <= {tuple} and set(map(len, owned)) <= {2}):   # else: pair by pair
             bad = [tp for tp in owned if isinstance(tp, (str, bytes)) or not isinstance(tp, Sequence) or len(tp) != 2]
             if bad:
                 raise InvalidInputError("owned partitions must be (topic, partition) pairs",
@@ -230,10 +236,41 @@ def _claim_columns(members: Sequence[Member], codes: Callable[[Sequence[object]]
     if not total:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
+    claim_member = np.repeat(np.arange(len(members), dtype=np.int64), per_member)
+    read = _columns_of_lists(members, topic_index)
+    if read is not None:
+        return claim_member, read[0], read[1]
     flat = list(itertools.chain.from_iterable(m.owned for m in members))
     topic = _topic_codes(flat, topic_index, codes, pick=itemgetter(0))
     partition = _partition_column(members, flat)
-    return np.repeat(np.arange(len(members), dtype=np.int64), per_member), topic, partition
+    return claim_member, topic, partition
+
+
+def _columns_of_lists(members: Sequence[Member], topic_index: Mapping[object, int]
+                      ) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+    """``(claim_topic, claim_partition)`` from the arrays of the members' claims when every
+    claim list came from a result (:class:`TopicPartitionList`) and every topic they name is
+    in ``topic_index`` (new codes would depend on the pairs' order: the tuple path gives
+    those); else None. The same columns as the tuple path, without a pass per pair."""
+    lists: List[TopicPartitionList] = []
+    for m in members:
+        if m.owned:
+            if m._owned_list is None:
+                return None
+            lists.append(m._owned_list)
+    # Per names list (one per result: its members' lists share it), its codes in topic_index.
+    sources: Dict[int, np.ndarray] = {}
+    for pl in lists:
+        if id(pl.topic_names) not in sources:
+            found = [topic_index.get(t, -1) for t in pl.topic_names]
+            sources[id(pl.topic_names)] = np.asarray(found, dtype=np.int64)
+    if len(sources) == 1:
+        topic = next(iter(sources.values()))[np.concatenate([pl.topic_codes for pl in lists])]
+    else:
+        topic = np.concatenate([sources[id(pl.topic_names)][pl.topic_codes] for pl in lists])
+    if (topic < 0).any():
+        return None
+    return topic, np.concatenate([pl.partitions for pl in lists])
 
 
 def _partition_column(members: Sequence[Member], flat: Sequence[Tuple[object, object]]) -> np.ndarray:

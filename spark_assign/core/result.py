@@ -10,6 +10,7 @@ import numpy as np
 
 from .context import Context, Outcome
 from .model import Group
+from .partition_list import TopicPartitionList
 
 __all__ = ["AssignmentResult", "MemberAssignment", "STATUS_NAMES", "NEW", "KEPT", "MOVED", "REVOKED", "ASSIGNED"]
 
@@ -146,6 +147,7 @@ class MemberAssignment(Mapping[str, List[TopicPartition]]):
         self._complete = False
         self._index: Optional[Dict[str, int]] = None
         self._pids = self._bounds = np.zeros(0, dtype=np.int64)
+        self._names = tuple(result.group.topic_names)      # shared by every list (their topic_names)
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -197,7 +199,9 @@ class MemberAssignment(Mapping[str, List[TopicPartition]]):
         r = self._result
         lo, hi = int(self._bounds[first]), int(self._bounds[stop])
         pids = self._pids[lo:hi]
-        names = np.asarray(r.group.topic_names, dtype=object)[r.topic[pids]].tolist()
-        pairs = list(zip(names, r.partition[pids].tolist()))
+        names = self._names
+        topics, partitions = r.topic[pids].astype(np.int64), r.partition[pids].astype(np.int64)
+        pairs = list(zip(np.asarray(names, dtype=object)[topics].tolist(), partitions.tolist()))
         bounds = (self._bounds[first:stop + 1] - lo).tolist()
-        return {self._ids[first + k]: pairs[bounds[k]:bounds[k + 1]] for k in range(stop - first)}
+        return {self._ids[first + k]: TopicPartitionList.wrap(pairs[i:j], names, topics[i:j], partitions[i:j])
+                for k, (i, j) in enumerate(zip(bounds, bounds[1:]))}

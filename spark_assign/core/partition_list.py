@@ -1,0 +1,109 @@
+"""A member's partitions as a result gives them: a read-only list that also holds its arrays.
+
+A stateful caller (a service, a notebook simulating rebalances) feeds each
+result back as the next rebalance's claims::
+
+    result = assign(members, topics, "cooperative-sticky")
+    members = [Member(m, topics=..., owned=result.assignment[m], generation=2) for m in ...]
+
+For Kafka's large group (a million claims), reading the claims back from
+``(topic, partition)`` tuples takes three passes in Python, several times the
+assignment itself. A :class:`TopicPartitionList` carries the arrays it was
+built from, so :meth:`~.model.GroupInput.from_members` reads those instead. It
+is read-only (as a tuple is), so the arrays always match the pairs; anything
+else (a plain list, a tuple, pairs decoded from Kafka's protocol) takes the
+tuple path, with the same result.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, List, NoReturn, Sequence, Tuple
+
+import numpy as np
+
+from ..errors import InvalidInputError, ReadOnlyError
+
+__all__ = ["TopicPartitionList"]
+
+
+class TopicPartitionList(List[Tuple[str, int]]):
+    """A read-only list of ``(topic, partition)`` pairs, with the same pairs as arrays.
+
+    What :attr:`~.result.AssignmentResult.assignment` returns for each member. It
+    is a ``list`` (equal to a plain list of the same pairs, printed as one); the
+    methods that would change it raise :class:`~spark_assign.errors.ReadOnlyError` (a
+    ``TypeError``, as a tuple's would): copy it with
+    ``list(...)`` to edit. Slices, ``+`` and ``*`` give plain lists.
+
+    Example::
+
+        pairs = result.assignment["c1"]          # e.g. [("t", 0), ("t", 2)]
+        pairs.partitions                         # array([0, 2])
+        [pairs.topic_names[t] for t in pairs.topic_codes] == ["t", "t"]
+        Member("c1", topics=["t"], owned=pairs, generation=2)   # read back as arrays
+
+    Attributes
+    ----------
+    topic_names:
+        The names the codes index (the result's topic list, shared by its members' lists).
+    topic_codes:
+        Per pair, the index of its topic in ``topic_names`` (int64).
+    partitions:
+        Per pair, its partition (int64).
+    """
+
+    __slots__ = ("topic_names", "topic_codes", "partitions")
+
+    topic_names: Sequence[str]
+    topic_codes: np.ndarray
+    partitions: np.ndarray
+
+    @classmethod
+    def of(cls, topic_names: Sequence[str], topic_codes: np.ndarray, partitions: np.ndarray) -> "TopicPartitionList":
+        """The pairs ``(topic_names[c], p)`` for ``c, p`` in ``zip(topic_codes, partitions)``.
+
+        Example::
+
+            TopicPartitionList.of(["a", "b"], np.array([1, 0]), np.array([3, 5])) == [("b", 3), ("a", 5)]
+
+        Parameters
+        ----------
+        topic_names:
+            Topic names (not copied: a result's lists share its list).
+        topic_codes, partitions:
+            Equal-length integer arrays; ``topic_codes`` index ``topic_names``.
+        """
+        codes = np.asarray(topic_codes, dtype=np.int64)
+        parts = np.asarray(partitions, dtype=np.int64)
+        if codes.shape != parts.shape or codes.ndim != 1:
+            raise InvalidInputError(f"topic_codes and partitions must be 1-d and of one length, got shapes "
+                                    f"{codes.shape} and {parts.shape}", column="partitions")
+        if len(codes) and (codes.min() < 0 or codes.max() >= len(topic_names)):
+            raise InvalidInputError(f"topic_codes must index topic_names ({len(topic_names)} names)",
+                                    column="topic_codes", rows=codes[(codes < 0) | (codes >= len(topic_names))][:5])
+        names = np.asarray(topic_names, dtype=object)[codes].tolist()
+        return cls.wrap(zip(names, parts.tolist()), topic_names, codes, parts)
+
+    @classmethod
+    def wrap(cls, pairs: Iterable[Tuple[str, int]], topic_names: Sequence[str], topic_codes: np.ndarray,
+             partitions: np.ndarray) -> "TopicPartitionList":
+        """:meth:`of` without its checks, the pairs already built: for a caller that built them
+        from the same arrays (a result building every member's list from one pass).
+
+        Example::
+
+            TopicPartitionList.wrap([("a", 3)], ["a"], np.array([0]), np.array([3]))
+        """
+        out = cls(pairs)
+        out.topic_names, out.topic_codes, out.partitions = topic_names, topic_codes, partitions
+        return out
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        # Pickle and copy rebuild from the arrays (the default would append to a read-only list).
+        return (TopicPartitionList.of, (self.topic_names, self.topic_codes, self.partitions))
+
+    def _read_only(self, *args: object, **kwargs: object) -> NoReturn:
+        raise ReadOnlyError("a result's list of partitions is read-only: copy it with list(...) to edit")
+
+    append = extend = insert = pop = remove = clear = sort = reverse = _read_only  # type: ignore[assignment]
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only  # type: ignore[assignment]
