@@ -237,13 +237,18 @@ def _claim_columns(members: Sequence[Member], codes: Callable[[Sequence[object]]
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
     claim_member = np.repeat(np.arange(len(members), dtype=np.int64), per_member)
-    read = _columns_of_lists(members, topic_index)
+    read = _columns_of_lists(members, topic_index) if total >= ARRAY_CLAIMS else None
     if read is not None:
         return claim_member, read[0], read[1]
     flat = list(itertools.chain.from_iterable(m.owned for m in members))
     topic = _topic_codes(flat, topic_index, codes, pick=itemgetter(0))
     partition = _partition_column(members, flat)
     return claim_member, topic, partition
+
+
+#: From this many claims on, claims given as a result's lists are read from their arrays (below
+#: it, the tuples are read faster than each list's arrays are gathered).
+ARRAY_CLAIMS = 4096
 
 
 def _columns_of_lists(members: Sequence[Member], topic_index: Mapping[object, int]

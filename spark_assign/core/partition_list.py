@@ -17,7 +17,7 @@ tuple path, with the same result.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List, NoReturn, Sequence, Tuple
+from typing import Any, Iterable, List, NoReturn, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -52,11 +52,23 @@ class TopicPartitionList(List[Tuple[str, int]]):
         Per pair, its partition (int64).
     """
 
-    __slots__ = ("topic_names", "topic_codes", "partitions")
+    # (topic_names, topic_codes, partitions, lo, hi): this list is rows lo:hi of the arrays, which
+    # a result's lists share (one tuple per list, no array sliced until asked: a result builds
+    # a list per member).
+    __slots__ = ("_rows",)
+    _rows: Tuple[Sequence[str], np.ndarray, np.ndarray, int, int]
 
-    topic_names: Sequence[str]
-    topic_codes: np.ndarray
-    partitions: np.ndarray
+    @property
+    def topic_names(self) -> Sequence[str]:
+        return self._rows[0]
+
+    @property
+    def topic_codes(self) -> np.ndarray:
+        return self._rows[1][self._rows[3]:self._rows[4]]
+
+    @property
+    def partitions(self) -> np.ndarray:
+        return self._rows[2][self._rows[3]:self._rows[4]]
 
     @classmethod
     def of(cls, topic_names: Sequence[str], topic_codes: np.ndarray, partitions: np.ndarray) -> "TopicPartitionList":
@@ -73,29 +85,33 @@ class TopicPartitionList(List[Tuple[str, int]]):
         topic_codes, partitions:
             Equal-length integer arrays; ``topic_codes`` index ``topic_names``.
         """
-        codes = np.asarray(topic_codes, dtype=np.int64)
-        parts = np.asarray(partitions, dtype=np.int64)
+        codes = np.array(topic_codes, dtype=np.int64)            # copies, made read-only below
+        parts = np.array(partitions, dtype=np.int64)
         if codes.shape != parts.shape or codes.ndim != 1:
             raise InvalidInputError(f"topic_codes and partitions must be 1-d and of one length, got shapes "
                                     f"{codes.shape} and {parts.shape}", column="partitions")
         if len(codes) and (codes.min() < 0 or codes.max() >= len(topic_names)):
             raise InvalidInputError(f"topic_codes must index topic_names ({len(topic_names)} names)",
                                     column="topic_codes", rows=codes[(codes < 0) | (codes >= len(topic_names))][:5])
+        codes.setflags(write=False)
+        parts.setflags(write=False)
         names = np.asarray(topic_names, dtype=object)[codes].tolist()
         return cls.wrap(zip(names, parts.tolist()), topic_names, codes, parts)
 
     @classmethod
     def wrap(cls, pairs: Iterable[Tuple[str, int]], topic_names: Sequence[str], topic_codes: np.ndarray,
-             partitions: np.ndarray) -> "TopicPartitionList":
-        """:meth:`of` without its checks, the pairs already built: for a caller that built them
-        from the same arrays (a result building every member's list from one pass).
+             partitions: np.ndarray, lo: int = 0, hi: Optional[int] = None) -> "TopicPartitionList":
+        """:meth:`of` without its checks, the pairs already built: ``pairs`` are rows ``lo`` to
+        ``hi`` (the end when None) of the arrays, which are kept as they are (not copied: the
+        caller makes them read-only). For a caller that built the pairs from those arrays (a
+        result building every member's list from one pass, the arrays shared).
 
         Example::
 
-            TopicPartitionList.wrap([("a", 3)], ["a"], np.array([0]), np.array([3]))
+            TopicPartitionList.wrap([("a", 5)], ["a"], np.array([0, 0]), np.array([3, 5]), lo=1)
         """
         out = cls(pairs)
-        out.topic_names, out.topic_codes, out.partitions = topic_names, topic_codes, partitions
+        out._rows = (topic_names, topic_codes, partitions, lo, len(topic_codes) if hi is None else hi)
         return out
 
     def __reduce__(self) -> Tuple[Any, ...]:

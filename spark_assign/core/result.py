@@ -201,7 +201,9 @@ class MemberAssignment(Mapping[str, List[TopicPartition]]):
         pids = self._pids[lo:hi]
         names = self._names
         topics, partitions = r.topic[pids].astype(np.int64), r.partition[pids].astype(np.int64)
+        topics.setflags(write=False)                # the lists' arrays: read-only, as the lists are
+        partitions.setflags(write=False)
         pairs = list(zip(np.asarray(names, dtype=object)[topics].tolist(), partitions.tolist()))
         bounds = (self._bounds[first:stop + 1] - lo).tolist()
-        return {self._ids[first + k]: TopicPartitionList.wrap(pairs[i:j], names, topics[i:j], partitions[i:j])
+        return {self._ids[first + k]: TopicPartitionList.wrap(pairs[i:j], names, topics, partitions, i, j)
                 for k, (i, j) in enumerate(zip(bounds, bounds[1:]))}

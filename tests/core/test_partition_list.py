@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import copy
 import pickle
+from unittest import mock
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spark_assign.core import GroupInput, Member, TopicPartitionList, assign
+from spark_assign.core import GroupInput, Member, TopicPartitionList, assign, model
 from spark_assign.errors import InvalidInputError, ReadOnlyError
 
 from .strategies import groups
@@ -47,6 +48,18 @@ def test_every_change_is_refused_and_the_pairs_stay(change):
     copied = list(pairs)
     copied.append(("t", 1))                        # a copy is a plain list
     assert len(copied) == 4
+
+
+def test_the_arrays_are_read_only_too():
+    result = assign([Member("a", topics=["t"]), Member("b", topics=["t"])], {"t": 4}, "range")
+    a, b = result.assignment["a"], result.assignment["b"]
+    for array in (a.partitions, a.topic_codes, b.partitions):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 3
+    assert a.partitions.tolist() == [0, 1] and b.partitions.tolist() == [2, 3]
+    given = np.array([0, 1])
+    TopicPartitionList.of(["t"], np.zeros(2, dtype=np.int64), given)
+    given[0] = 5                                   # of() copied the caller's array
 
 
 @pytest.mark.parametrize("clone", [copy.copy, copy.deepcopy, lambda x: pickle.loads(pickle.dumps(x))],
@@ -109,8 +122,18 @@ def test_read_from_arrays_equals_read_from_tuples(group, strategy, data):
     other, other_plain = _round_trip(members, topics, "range")
     half = len(members) // 2
     two, two_plain = lists[:half] + other[half:], plain[:half] + other_plain[half:]
-    for claims, reference_claims in ((lists, plain), (mixed, plain), (two, two_plain)):
-        picked = [m for m, k in zip(claims, keep) if k]
-        reference = [m for m, k in zip(reference_claims, keep) if k]
-        _same_input(GroupInput.from_members(picked, later), GroupInput.from_members(reference, later))
-        assert assign(picked, later, strategy).assignment == assign(reference, later, strategy).assignment
+    with mock.patch.object(model, "ARRAY_CLAIMS", 0):          # small groups read arrays too
+        for claims, reference_claims in ((lists, plain), (mixed, plain), (two, two_plain)):
+            picked = [m for m, k in zip(claims, keep) if k]
+            reference = [m for m, k in zip(reference_claims, keep) if k]
+            _same_input(GroupInput.from_members(picked, later), GroupInput.from_members(reference, later))
+            assert assign(picked, later, strategy).assignment == assign(reference, later, strategy).assignment
+
+
+def test_a_large_group_reads_its_claims_from_the_arrays():
+    topics = {f"主题-{i}": 700 for i in range(8)}
+    members = [Member(f"consumer-{i:03d}", topics=list(topics)) for i in range(30)]
+    lists, plain = _round_trip(members, topics, "cooperative-sticky")
+    assert sum(len(m.owned) for m in lists) >= model.ARRAY_CLAIMS
+    _same_input(GroupInput.from_members(lists[1:], topics), GroupInput.from_members(plain[1:], topics))
+    assert assign(lists[1:], topics, "sticky").assignment == assign(plain[1:], topics, "sticky").assignment
