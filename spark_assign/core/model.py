@@ -21,11 +21,12 @@ import itertools
 import numbers
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import Any, Callable, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, ClassVar, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..errors import InvalidInputError
+from .limits import INT32_MIN, MAX_PARTITIONS
 from .partition_list import TopicPartitionList
 
 __all__ = ["Member", "GroupInput", "Group", "check_topics", "NO_GENERATION", "MAX_PARTITIONS", "INT32_MIN"]
@@ -69,8 +70,9 @@ class Member:
     generation: Optional[int] = None
     instance_id: Optional[str] = None
     rack: Optional[str] = None
-    #: ``owned`` as a result's arrays, when it was a :class:`TopicPartitionList` (else None).
-    _owned_list: Optional[TopicPartitionList] = field(default=None, init=False, repr=False, compare=False)
+    #: ``owned`` as the result's list it was given as (it holds the arrays), else None. Not a
+    #: field: ``asdict``, ``astuple``, equality and hashing see only the pairs.
+    _owned_list: ClassVar[Optional[TopicPartitionList]] = None
 
     def __post_init__(self) -> None:
         if isinstance(self.topics, str):
@@ -255,20 +257,25 @@ def _columns_of_lists(members: Sequence[Member], topic_index: Mapping[object, in
                       ) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """``(claim_topic, claim_partition)`` from the arrays of the members' claims when every
     claim list came from a result (:class:`TopicPartitionList`) and every topic they name is
-    in ``topic_index`` (new codes would depend on the pairs' order: the tuple path gives
-    those); else None. The same columns as the tuple path, without a pass per pair."""
+    known to the call (in the metadata or subscribed, i.e. in ``topic_index``: new codes would
+    depend on the pairs' order, which the tuple path gives); else None. The same columns as
+    the tuple path, without a pass per pair."""
     lists: List[TopicPartitionList] = []
     for m in members:
         if m.owned:
             if m._owned_list is None:
                 return None
             lists.append(m._owned_list)
-    # Per names list (one per result: its members' lists share it), its codes in topic_index.
+    # Per names list (one per result: its members' lists share it; lists unpickled one by one
+    # have equal ones), its codes in topic_index.
     sources: Dict[int, np.ndarray] = {}
+    by_value: Dict[Tuple[str, ...], np.ndarray] = {}
     for pl in lists:
         if id(pl.topic_names) not in sources:
-            found = [topic_index.get(t, -1) for t in pl.topic_names]
-            sources[id(pl.topic_names)] = np.asarray(found, dtype=np.int64)
+            names = tuple(pl.topic_names)
+            if names not in by_value:
+                by_value[names] = np.asarray([topic_index.get(t, -1) for t in names], dtype=np.int64)
+            sources[id(pl.topic_names)] = by_value[names]
     if len(sources) == 1:
         topic = next(iter(sources.values()))[np.concatenate([pl.topic_codes for pl in lists])]
     else:
@@ -296,10 +303,6 @@ def _partition_column(members: Sequence[Member], flat: Sequence[Tuple[object, ob
     return np.array([_partition_value(m.member_id, tp) for m in members for tp in m.owned], dtype=np.int64)
 
 
-#: Kafka's partition ids are 32-bit signed integers (``int32`` in its protocol), so a topic has at most this many.
-MAX_PARTITIONS = 2**31 - 1
-#: The smallest 32-bit signed integer (Kafka's generation ids are ``int32`` too).
-INT32_MIN = -(2**31)
 
 
 def check_topics(topics: object) -> Dict[str, int]:

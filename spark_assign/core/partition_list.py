@@ -22,8 +22,11 @@ from typing import Any, Iterable, List, NoReturn, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import InvalidInputError, ReadOnlyError
+from .limits import MAX_PARTITIONS
 
 __all__ = ["TopicPartitionList"]
+
+_NEW, _EXTEND = list.__new__, list.extend
 
 
 class TopicPartitionList(List[Tuple[str, int]]):
@@ -58,16 +61,23 @@ class TopicPartitionList(List[Tuple[str, int]]):
     __slots__ = ("_rows",)
     _rows: Tuple[Sequence[str], np.ndarray, np.ndarray, int, int]
 
+    def __init__(self, *args: object) -> None:
+        raise ReadOnlyError("a TopicPartitionList is built by TopicPartitionList.of (or a result), "
+                            "not by its constructor, and never re-initialised")
+
     @property
     def topic_names(self) -> Sequence[str]:
+        """The names :attr:`topic_codes` index (shared by a result's lists)."""
         return self._rows[0]
 
     @property
     def topic_codes(self) -> np.ndarray:
+        """Per pair, the index of its topic in :attr:`topic_names` (int64, read-only)."""
         return self._rows[1][self._rows[3]:self._rows[4]]
 
     @property
     def partitions(self) -> np.ndarray:
+        """Per pair, its partition (int64, read-only)."""
         return self._rows[2][self._rows[3]:self._rows[4]]
 
     @classmethod
@@ -81,36 +91,54 @@ class TopicPartitionList(List[Tuple[str, int]]):
         Parameters
         ----------
         topic_names:
-            Topic names (not copied: a result's lists share its list).
+            Topic names: non-empty strings (copied).
         topic_codes, partitions:
-            Equal-length integer arrays; ``topic_codes`` index ``topic_names``.
+            Equal-length integer arrays (copied); ``topic_codes`` index ``topic_names``,
+            partitions are Kafka's (0 to :data:`~.limits.MAX_PARTITIONS`).
         """
+        names = tuple(topic_names)
+        if not all(type(t) is str and t for t in names):
+            raise InvalidInputError("topic names must be non-empty strings", column="topic_names",
+                                    rows=[t for t in names if type(t) is not str or not t][:5])
         codes = np.array(topic_codes, dtype=np.int64)            # copies, made read-only below
         parts = np.array(partitions, dtype=np.int64)
         if codes.shape != parts.shape or codes.ndim != 1:
             raise InvalidInputError(f"topic_codes and partitions must be 1-d and of one length, got shapes "
                                     f"{codes.shape} and {parts.shape}", column="partitions")
-        if len(codes) and (codes.min() < 0 or codes.max() >= len(topic_names)):
-            raise InvalidInputError(f"topic_codes must index topic_names ({len(topic_names)} names)",
-                                    column="topic_codes", rows=codes[(codes < 0) | (codes >= len(topic_names))][:5])
+        if len(codes) and (codes.min() < 0 or codes.max() >= len(names)):
+            raise InvalidInputError(f"topic_codes must index topic_names ({len(names)} names)",
+                                    column="topic_codes", rows=codes[(codes < 0) | (codes >= len(names))][:5].tolist())
+        if len(parts) and (parts.min() < 0 or parts.max() > MAX_PARTITIONS):
+            raise InvalidInputError(f"partitions must be 0 to {MAX_PARTITIONS:,}", column="partitions",
+                                    rows=parts[(parts < 0) | (parts > MAX_PARTITIONS)][:5].tolist())
         codes.setflags(write=False)
         parts.setflags(write=False)
-        names = np.asarray(topic_names, dtype=object)[codes].tolist()
-        return cls.wrap(zip(names, parts.tolist()), topic_names, codes, parts)
+        pairs = zip(np.asarray(names, dtype=object)[codes].tolist(), parts.tolist())
+        return cls.wrap(pairs, names, codes, parts)
 
     @classmethod
     def wrap(cls, pairs: Iterable[Tuple[str, int]], topic_names: Sequence[str], topic_codes: np.ndarray,
              partitions: np.ndarray, lo: int = 0, hi: Optional[int] = None) -> "TopicPartitionList":
-        """:meth:`of` without its checks, the pairs already built: ``pairs`` are rows ``lo`` to
-        ``hi`` (the end when None) of the arrays, which are kept as they are (not copied: the
-        caller makes them read-only). For a caller that built the pairs from those arrays (a
-        result building every member's list from one pass, the arrays shared).
+        """:meth:`of` without its checks or copies, the pairs already built: for a caller that
+        built them from the arrays (a result building every member's list from one pass, the
+        arrays shared).
 
         Example::
 
-            TopicPartitionList.wrap([("a", 5)], ["a"], np.array([0, 0]), np.array([3, 5]), lo=1)
+            TopicPartitionList.wrap([("a", 5)], ("a",), np.array([0, 0]), np.array([3, 5]), lo=1)
+
+        Parameters
+        ----------
+        pairs:
+            The pairs: ``(topic_names[topic_codes[i]], partitions[i])`` for ``i`` in ``lo:hi``.
+        topic_names, topic_codes, partitions:
+            As :meth:`of`'s, kept as they are: the caller makes the arrays read-only and does
+            not change the names.
+        lo, hi:
+            The rows of the arrays this list is (``hi`` None: to the end).
         """
-        out = cls(pairs)
+        out = _NEW(cls)                  # list's own: __init__ and extend refuse
+        _EXTEND(out, pairs)
         out._rows = (topic_names, topic_codes, partitions, lo, len(topic_codes) if hi is None else hi)
         return out
 

@@ -4,6 +4,7 @@ read back as claims from those arrays with exactly the tuple path's columns."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import pickle
 from unittest import mock
 
@@ -76,6 +77,31 @@ def test_bad_arrays_name_the_argument():
         TopicPartitionList.of(["t"], np.array([0, 0]), np.array([1]))
     with pytest.raises(InvalidInputError, match="topic_codes"):
         TopicPartitionList.of(["t"], np.array([0, 1]), np.array([1, 2]))
+    with pytest.raises(InvalidInputError, match="partitions.*offending rows: 2199023255552"):
+        TopicPartitionList.of(["t"], np.array([0]), np.array([2**41]))
+    with pytest.raises(InvalidInputError, match="topic_names"):
+        TopicPartitionList.of(["t", ""], np.array([0]), np.array([1]))
+
+
+def test_only_of_builds_one_and_it_copies_the_names():
+    with pytest.raises(ReadOnlyError, match="TopicPartitionList.of"):
+        TopicPartitionList([("t", 0)])
+    pairs = _pairs()
+    with pytest.raises(ReadOnlyError):
+        pairs.__init__([("t", 0)])                 # type: ignore[misc]
+    names = ["a", "b"]
+    listed = TopicPartitionList.of(names, np.array([0]), np.array([1]))
+    names[0] = "b"
+    assert listed == [("a", 1)] and list(listed.topic_names) == ["a", "b"]
+
+
+def test_a_member_keeps_only_pairs_as_fields():
+    result = assign([Member("a", topics=["t"]), Member("b", topics=["t"])], {"t": 3}, "range")
+    member = Member("a", topics=["t"], owned=result.assignment["a"], generation=1)
+    assert Member(**dataclasses.asdict(member)) == member
+    assert Member(*dataclasses.astuple(member)) == member
+    again = pickle.loads(pickle.dumps(member))
+    assert again == member and again.owned == (("t", 0), ("t", 1))
 
 
 def test_a_result_gives_them_and_a_member_keeps_tuples():
@@ -135,5 +161,7 @@ def test_a_large_group_reads_its_claims_from_the_arrays():
     members = [Member(f"consumer-{i:03d}", topics=list(topics)) for i in range(30)]
     lists, plain = _round_trip(members, topics, "cooperative-sticky")
     assert sum(len(m.owned) for m in lists) >= model.ARRAY_CLAIMS
-    _same_input(GroupInput.from_members(lists[1:], topics), GroupInput.from_members(plain[1:], topics))
-    assert assign(lists[1:], topics, "sticky").assignment == assign(plain[1:], topics, "sticky").assignment
+    unpickled = [pickle.loads(pickle.dumps(m)) for m in lists]     # each list with its own names
+    for claims in (lists, unpickled):
+        _same_input(GroupInput.from_members(claims[1:], topics), GroupInput.from_members(plain[1:], topics))
+        assert assign(claims[1:], topics, "sticky").assignment == assign(plain[1:], topics, "sticky").assignment
