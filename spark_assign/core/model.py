@@ -303,8 +303,6 @@ def _partition_column(members: Sequence[Member], flat: Sequence[Tuple[object, ob
     return np.array([_partition_value(m.member_id, tp) for m in members for tp in m.owned], dtype=np.int64)
 
 
-
-
 def check_topics(topics: object) -> Dict[str, int]:
     """The one check of a ``topics`` argument ``{topic: partition count}``, shared by every surface
     (:func:`~spark_assign.core.assign`, ``DataFrame.assign_partitions``, ``AssignmentTable``).
