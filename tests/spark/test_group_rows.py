@@ -125,6 +125,19 @@ def test_a_member_whose_rows_disagree_names_both_rows():
     assert "('a', 't0'), ('a', 't1')" in str(info.value)
 
 
+def test_errors_name_subscription_rows_whatever_the_order_of_row_kinds():
+    """Spark sorts the wire by group only, so a previous-generation row may come first."""
+    rows = [prev("g", "a", "t2", 0, 1, instance="s0"), sub("g", "a", "t0", instance="s1"),
+            sub("g", "a", "t1", instance="s2")]
+    with pytest.raises(InvalidInputError, match="disagree on group_instance_id") as info:
+        run(rows)
+    assert "('a', 't0'), ('a', 't1')" in str(info.value)
+    rows = [prev(None, "a", "t0", 0, 1), sub(None, "a", "t0"), sub(None, "b", "t1")]
+    with pytest.raises(InvalidInputError, match="null group_id") as info:
+        run(rows)
+    assert "('a', 't0'), ('b', 't1')" in str(info.value)
+
+
 def test_an_earlier_group_is_assigned_before_a_later_group_fails():
     """Row checks run per batch but are raised group by group, in order."""
     rows = [sub("g1", "a", "t0"), sub("g1", "a", "t0"),            # duplicate row: the engine refuses g1
@@ -187,6 +200,36 @@ def test_weighted_fleets_equal_the_per_group_engine_row_for_row(rng, strategy, g
     fleet = random_fleet(rng, groups, weights=True)
     got = worker_rows(wire_table(fleet), strategy, batch_rows, 100_000, False)
     assert got == expected_rows(fleet, strategy)
+
+
+def interleave_kinds(table: pa.Table, rng: _random.Random) -> pa.Table:
+    """``table`` (sorted by group and kind) with each group's rows of different kinds shuffled
+    together, rows of one kind keeping their order: what a sort by ``group_id`` alone may give."""
+    groups = table.column("group_id").to_pylist()
+    kinds = table.column("kind").to_pylist()
+    order, start = [], 0
+    for stop in [i for i in range(1, len(groups)) if groups[i] != groups[i - 1]] + [len(groups)]:
+        runs: dict = {}
+        for i in range(start, stop):
+            runs.setdefault(kinds[i], []).append(i)
+        deck = [k for k, rows in runs.items() for _ in rows]
+        rng.shuffle(deck)
+        taken = {k: iter(rows) for k, rows in runs.items()}
+        order += [next(taken[k]) for k in deck]
+        start = stop
+    return table.take(pa.array(order, type=pa.int64()))
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(rng=st.randoms(use_true_random=False), strategy=st.sampled_from(STRATEGIES + ["load-aware"]),
+       groups=st.integers(1, 20), batch_rows=st.sampled_from([7, 10_000]), racks=st.booleans())
+def test_row_kinds_in_any_order_within_a_group_give_the_same_rows(rng, strategy, groups, batch_rows, racks):
+    """The job sorts the wire by ``group_id`` only: subscriptions, previous rows, racks and
+    weights of a group arrive in any order, and the rows must be those of the sorted wire."""
+    with_racks = racks and strategy in RACK_AWARE
+    fleet = random_fleet(rng, groups, racks=racks, weights=True)
+    table = interleave_kinds(wire_table(fleet, with_racks), rng)
+    assert worker_rows(table, strategy, batch_rows, 100_000, with_racks) == expected_rows(fleet, strategy, with_racks)
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
