@@ -120,7 +120,7 @@ def echo_pass(subs, topics, previous=None):
     wire = build_wire(subs, columns, topics_frame(spark, topics), previous_frame(spark, previous),
                       with_racks=False, topic_counts=counts)
     n = int(spark.conf.get("spark.sql.shuffle.partitions"))
-    return wire.repartition(n, "group_id").sortWithinPartitions("group_id", "kind").mapInArrow(echo_batches, OUT)
+    return wire.repartition(n, "group_id").sortWithinPartitions("group_id").mapInArrow(echo_batches, OUT)
 
 
 # ------------------------------------------------------------------ timing
