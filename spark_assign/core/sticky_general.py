@@ -26,6 +26,8 @@ differences), so the loop ends, and Kafka's "revert if not better" never fires.
 
 Stage 2 is vectorized per topic (least-loaded filling is water-filling);
 stage 3 moves one partition at a time and rescans with NumPy between moves.
+Small groups take Python paths for both (NumPy's cost per call would dominate),
+with the same results: see ``_HEAP_WORK`` and ``_LIST_WORK``.
 
 Guard (deviation): Kafka moves a partition back to its previous-generation
 owner even when that member no longer subscribes to the topic (an invalid
@@ -37,7 +39,7 @@ from __future__ import annotations
 
 import heapq
 from operator import itemgetter
-from typing import Dict, Optional, Tuple, cast
+from typing import Dict, List, Optional, Tuple, cast
 
 import numpy as np
 
@@ -54,6 +56,8 @@ _HEAP_FILL = 48
 #: Up to this many heap entries and picks in all, unassigned partitions are placed with a heap per
 #: topic in Python (:meth:`_GeneralBuilder._least_loaded_picks`).
 _HEAP_WORK = 8192
+#: Up to this many partitions plus subscriptions, stage 3 runs on Python lists (:class:`_ListRebalance`).
+_LIST_WORK = 4096
 
 
 def build_general(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.ndarray, None]:
@@ -153,18 +157,35 @@ class _GeneralBuilder:
         :func:`water_fill`, whose fixed cost is paid per topic.
 
         A member's key is ``count * M + index``: one int, which compares as the pair (count,
-        index) does, and faster. Each pick takes the least key and puts back key + M."""
+        index) does, and faster. Each pick takes the least key and puts back key + M. So the
+        picks of a run of k partitions are the k least keys of the multiset {key + j * M};
+        when the k least subscriber keys are all below the least one + M, those are they."""
         M = len(self.counts)
         key = (self.counts * M + np.arange(M)).tolist()          # per member, its current key
-        eligible, offsets = self.eligible.tolist(), self.eligible_bounds.tolist()
+        eligible, offsets = self.eligible, self.eligible_bounds.tolist()
         picks: list = []
         starts = [0] + bounds.tolist()
         stops = starts[1:] + [len(topics)]
         for start, stop, t in zip(starts, stops, topics[starts].tolist()):
-            mine = eligible[offsets[t]:offsets[t + 1]]
-            heap = list(itemgetter(*mine)(key)) if len(mine) > 1 else [key[mine[0]]]
-            heapq.heapify(heap)
-            for _ in range(stop - start):
+            mine = eligible[offsets[t]:offsets[t + 1]].tolist()
+            k = stop - start
+            if len(mine) == 1:
+                least = key[mine[0]]
+                picks.extend([mine[0]] * k)
+                key[mine[0]] = least + k * M
+                continue
+            if k == 1:
+                least = min(itemgetter(*mine)(key))
+                picks.append(least % M)
+                key[least % M] = least + M
+                continue
+            heap = sorted(itemgetter(*mine)(key))                 # a sorted list is a heap
+            if k <= len(heap) and heap[k - 1] < heap[0] + M:
+                for least in heap[:k]:
+                    picks.append(least % M)
+                    key[least % M] = least + M
+                continue
+            for _ in range(k):
                 least = heap[0]
                 m = least % M
                 picks.append(m)
@@ -197,9 +218,16 @@ class _GeneralBuilder:
         # Members that can neither gain nor lose a partition sit out.
         held_movable = np.bincount(self.owner[(self.owner >= 0) & movable], minlength=g.num_members)
         self.fixed = (self.counts >= self.max_size) & (held_movable == 0)
-        self.prev_member = self._previous_generation_owner()
+        self.active = np.flatnonzero(~self.fixed)
         self.r_topics = np.flatnonzero(reassignable_topic)
-        if len(self.r_topics) == 0:
+        taking_part = self.counts[self.active]
+        if len(self.r_topics) == 0 or len(taking_part) == 0 or taking_part.max() - taking_part.min() <= 1:
+            return                  # nothing is movable (see _ListRebalance): every pass stops at once
+        self.prev_member = self._previous_generation_owner()
+        passes = [] if self.revocation_required else [self.unassigned[movable[self.unassigned]]]
+        passes.append(self.sorted_all[movable[self.sorted_all]])
+        if g.num_partitions + len(self.eligible) <= _LIST_WORK:
+            _ListRebalance(self).run(passes)
             return
         if len(self.r_topics) == g.num_topics:          # every topic: the ranges are the whole arrays
             self.r_pids = np.arange(g.num_partitions)
@@ -211,10 +239,8 @@ class _GeneralBuilder:
             sizes = self.num_eligible[self.r_topics]
             self.r_eligible = _pid_ranges(self.eligible_bounds, self.r_topics, self.eligible)
             self.r_eligible_starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        self.active = np.flatnonzero(~self.fixed)
-        if not self.revocation_required:
-            self._perform(self.unassigned[movable[self.unassigned]])
-        self._perform(self.sorted_all[movable[self.sorted_all]])
+        for pids in passes:
+            self._perform(pids)
 
     def _previous_generation_owner(self) -> np.ndarray:
         """Kafka's ``prevAssignment``: per partition, the newest claim of a member whose
@@ -297,7 +323,10 @@ class _GeneralBuilder:
         eligible = self.eligible[self.eligible_bounds[topic]:self.eligible_bounds[topic + 1]]
         return int(eligible[np.argmin(self.counts[eligible])])
 
-    def _reassign(self, pid: int, new_owner: int) -> None:
+    def _reassign(self, pid: int, new_owner: int) -> Tuple[int, int]:
+        """Moves ``pid`` (or the partition that undoes an earlier move, see
+        :class:`_PartitionMovements`) to ``new_owner``; returns that partition and its old owner.
+        ``owner``, ``order`` and ``counts`` may be arrays or (:class:`_ListRebalance`) lists."""
         actual = self.movements.partition_to_move(pid, int(self.owner[pid]), new_owner, int(self.pid_topic[pid]))
         old = int(self.owner[actual])
         topic = int(self.pid_topic[actual])
@@ -311,6 +340,97 @@ class _GeneralBuilder:
         self.step += 1
         self.counts[old] -= 1
         self.counts[new_owner] += 1
+        return actual, old
+
+
+class _ListRebalance:
+    """Stage 3 on Python lists, for groups small enough that NumPy's cost per call (a few
+    microseconds, paid several times per move) outweighs the work: the same moves in the same
+    order as :meth:`_GeneralBuilder._perform` (tests/core/test_sticky_paths.py compares them).
+
+    "Balanced" needs no scan of its own: a group is balanced exactly when no partition is
+    movable (its owner holds 2+ more than its topic's least loaded subscriber), so the scan for
+    the next movable partition decides it. The one shortcut: when all members that take part
+    are within one partition of each other, nothing is movable (members that sit out hold no
+    partition of a reassignable topic and subscribe to none).
+
+    Invariants between moves: ``least[t]`` is the fewest partitions of a subscriber of
+    reassignable topic ``t``, or None (counted when next read; a move resets them all);
+    ``levels`` maps a count to how many members taking part have it. While it runs, the
+    builder's ``owner`` and ``counts`` are lists.
+    """
+
+    def __init__(self, builder: "_GeneralBuilder") -> None:
+        b = self.b = builder
+        self.least: List[Optional[int]] = [None] * b.g.num_topics
+        levels = np.bincount(b.counts[b.active])
+        self.levels = dict(zip(np.flatnonzero(levels).tolist(), levels[levels > 0].tolist()))
+        self.subscribers: Dict[int, list] = {}       # topic -> its subscribers, on demand
+        b.owner, b.counts = b.owner.tolist(), b.counts.tolist()
+
+    def run(self, passes: list) -> None:
+        b = self.b
+        try:
+            for pids in passes:
+                self._perform(pids.tolist(), b.pid_topic[pids].tolist())
+        finally:
+            b.owner, b.counts = np.array(b.owner, dtype=np.int64), np.array(b.counts, dtype=np.int64)
+
+    def _perform(self, pids: list, topics: list) -> None:
+        """Kafka's ``performReassignments`` over ``pids``, repeated while it moves something."""
+        b, prev, levels = self.b, self.b.prev_member, self.levels
+        while True:
+            moved = False
+            i = 0
+            while i < len(pids) and max(levels) - min(levels) > 1:
+                hit = self._next_movable(pids, topics, i)
+                if hit < 0:
+                    break
+                pid = pids[hit]
+                back = int(prev[pid])
+                counts = b.counts
+                if back >= 0 and counts[b.owner[pid]] > counts[back] + 1:
+                    new = back
+                else:
+                    new = self._least_loaded(topics[hit])
+                _, old = b._reassign(pid, new)
+                for was, now in ((counts[old] + 1, counts[old]), (counts[new] - 1, counts[new])):
+                    levels[was] -= 1
+                    if levels[was] == 0:
+                        del levels[was]
+                    levels[now] = levels.get(now, 0) + 1
+                self.least = [None] * len(self.least)
+                moved = True
+                i = hit + 1
+            if not moved:
+                return
+
+    def _next_movable(self, pids: list, topics: list, start: int) -> int:
+        counts, owner, least = self.b.counts, self.b.owner, self.least
+        for i in range(start, len(pids)):
+            fewest = least[topics[i]]
+            if fewest is None:
+                fewest = self._least(topics[i])
+            if counts[owner[pids[i]]] > fewest + 1:
+                return i
+        return -1
+
+    def _least(self, topic: int) -> int:
+        fewest = self.least[topic]
+        if fewest is None:
+            members = self.subscribers.get(topic)
+            if members is None:
+                b = self.b
+                members = self.subscribers[topic] = \
+                    b.eligible[b.eligible_bounds[topic]:b.eligible_bounds[topic + 1]].tolist()
+            fewest = self.least[topic] = min(map(self.b.counts.__getitem__, members))
+        return fewest
+
+    def _least_loaded(self, topic: int) -> int:
+        """The subscriber of ``topic`` with the fewest partitions, ties to the smaller index."""
+        fewest = self._least(topic)
+        members = self.subscribers[topic]
+        return members[list(map(self.b.counts.__getitem__, members)).index(fewest)]
 
 
 class _PartitionMovements:
