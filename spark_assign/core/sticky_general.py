@@ -392,7 +392,7 @@ class _ListRebalance:
                 if back >= 0 and counts[b.owner[pid]] > counts[back] + 1:
                     new = back
                 else:
-                    new = self._least_loaded(topics[hit])
+                    new = self._least_loaded(topics[hit])[0]
                 _, old = b._reassign(pid, new)
                 for was, now in ((counts[old] + 1, counts[old]), (counts[new] - 1, counts[new])):
                     levels[was] -= 1
@@ -417,20 +417,19 @@ class _ListRebalance:
 
     def _least(self, topic: int) -> int:
         fewest = self.least[topic]
-        if fewest is None:
-            members = self.subscribers.get(topic)
-            if members is None:
-                b = self.b
-                members = self.subscribers[topic] = \
-                    b.eligible[b.eligible_bounds[topic]:b.eligible_bounds[topic + 1]].tolist()
-            fewest = self.least[topic] = min(map(self.b.counts.__getitem__, members))
-        return fewest
+        return self._least_loaded(topic)[1] if fewest is None else fewest
 
-    def _least_loaded(self, topic: int) -> int:
-        """The subscriber of ``topic`` with the fewest partitions, ties to the smaller index."""
-        fewest = self._least(topic)
-        members = self.subscribers[topic]
-        return members[list(map(self.b.counts.__getitem__, members)).index(fewest)]
+    def _least_loaded(self, topic: int) -> Tuple[int, int]:
+        """The subscriber of ``topic`` with the fewest partitions (ties to the smaller index),
+        and that count."""
+        members = self.subscribers.get(topic)
+        if members is None:
+            b = self.b
+            members = self.subscribers[topic] = \
+                b.eligible[b.eligible_bounds[topic]:b.eligible_bounds[topic + 1]].tolist()
+        loads = list(map(self.b.counts.__getitem__, members))
+        fewest = self.least[topic] = min(loads)
+        return members[loads.index(fewest)], fewest
 
 
 class _PartitionMovements:
