@@ -87,9 +87,12 @@ class _GeneralBuilder:
         self.max_size = np.bincount(g.sub_member, weights=g.topic_counts[g.sub_topic],
                                     minlength=M).astype(np.int64)
         # Kafka's sortedAllPartitions: topics by (potential members, name), partitions ascending.
-        topics = np.flatnonzero(with_parts)
-        topics = topics[np.lexsort((topics, self.num_eligible[topics]))]
-        self.sorted_all = _pid_ranges(g.topic_offsets, topics)
+        if P <= _HEAP_WORK:     # few pids: one stable sort of them (in name order) beats the ranges
+            self.sorted_all = np.argsort(self.num_eligible[self.pid_topic], kind="stable")
+        else:
+            topics = np.flatnonzero(with_parts)
+            topics = topics[np.lexsort((topics, self.num_eligible[topics]))]
+            self.sorted_all = _pid_ranges(g.topic_offsets, topics)
         self.revocation_required = False
         self.unassigned = np.zeros(0, dtype=np.int64)
         self.topic_hash: Dict[int, int] = {}        # String.hashCode() of the topics that moved
