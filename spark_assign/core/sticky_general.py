@@ -38,7 +38,7 @@ move-back rule in those two cases.
 from __future__ import annotations
 
 import heapq
-from operator import itemgetter
+from operator import indexOf, itemgetter
 from typing import Dict, List, Optional, Tuple, cast
 
 import numpy as np
@@ -395,7 +395,7 @@ class _ListRebalance:
                 if back >= 0 and counts[b.owner[pid]] > counts[back] + 1:
                     new = back
                 else:
-                    new = self._least_loaded(topics[hit])[0]
+                    new = self._least_loaded(topics[hit])
                 _, old = b._reassign(pid, new)
                 for was, now in ((counts[old] + 1, counts[old]), (counts[new] - 1, counts[new])):
                     levels[was] -= 1
@@ -420,19 +420,22 @@ class _ListRebalance:
 
     def _least(self, topic: int) -> int:
         fewest = self.least[topic]
-        return self._least_loaded(topic)[1] if fewest is None else fewest
+        if fewest is None:
+            fewest = self.least[topic] = min(map(self.b.counts.__getitem__, self._members_of(topic)))
+        return fewest
 
-    def _least_loaded(self, topic: int) -> Tuple[int, int]:
-        """The subscriber of ``topic`` with the fewest partitions (ties to the smaller index),
-        and that count."""
+    def _members_of(self, topic: int) -> list:
         members = self.subscribers.get(topic)
         if members is None:
             b = self.b
             members = self.subscribers[topic] = \
                 b.eligible[b.eligible_bounds[topic]:b.eligible_bounds[topic + 1]].tolist()
-        loads = list(map(self.b.counts.__getitem__, members))
-        fewest = self.least[topic] = min(loads)
-        return members[loads.index(fewest)], fewest
+        return members
+
+    def _least_loaded(self, topic: int) -> int:
+        """The subscriber of ``topic`` with the fewest partitions, ties to the smaller index."""
+        members = self._members_of(topic)
+        return members[indexOf(map(self.b.counts.__getitem__, members), self._least(topic))]
 
 
 class _PartitionMovements:
