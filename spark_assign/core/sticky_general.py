@@ -84,8 +84,6 @@ class _GeneralBuilder:
         with_parts = g.topic_counts > 0
         self.eligible, self.eligible_bounds = g.subscribers_by_topic()   # by member index
         self.num_eligible = np.where(with_parts, np.diff(self.eligible_bounds), 0)
-        self.max_size = np.bincount(g.sub_member, weights=g.topic_counts[g.sub_topic],
-                                    minlength=M).astype(np.int64)
         # Kafka's sortedAllPartitions: topics by (potential members, name), partitions ascending.
         if P <= _HEAP_WORK:     # few pids: one stable sort of them (in name order) beats the ranges
             self.sorted_all = np.argsort(self.num_eligible[self.pid_topic], kind="stable")
@@ -217,16 +215,20 @@ class _GeneralBuilder:
     def rebalance(self) -> None:
         g = self.g
         reassignable_topic = self.num_eligible >= 2
-        movable = reassignable_topic[self.pid_topic]
-        # Members that can neither gain nor lose a partition sit out.
-        held_movable = np.bincount(self.owner[(self.owner >= 0) & movable], minlength=g.num_members)
-        self.fixed = (self.counts >= self.max_size) & (held_movable == 0)
-        self.active = np.flatnonzero(~self.fixed)
+        # Members that can neither gain nor lose a partition sit out (Kafka: they hold all the
+        # partitions they could and none another member could take). After stages 1-2 these are
+        # exactly the members subscribed to no reassignable topic: every partition of a topic
+        # with one potential member is that member's, and a member of a reassignable topic
+        # either holds one of its partitions or has room for one.
+        taking_part = np.bincount(g.sub_member[reassignable_topic[g.sub_topic]], minlength=g.num_members) > 0
+        self.fixed = ~taking_part
+        self.active = np.flatnonzero(taking_part)
         self.r_topics = np.flatnonzero(reassignable_topic)
-        taking_part = self.counts[self.active]
-        if len(self.r_topics) == 0 or len(taking_part) == 0 or taking_part.max() - taking_part.min() <= 1:
+        loads = self.counts[self.active]
+        if len(loads) == 0 or loads.max() - loads.min() <= 1:
             return                  # nothing is movable (see _ListRebalance): every pass stops at once
         self.prev_member = self._previous_generation_owner()
+        movable = reassignable_topic[self.pid_topic]
         passes = [] if self.revocation_required else [self.unassigned[movable[self.unassigned]]]
         passes.append(self.sorted_all[movable[self.sorted_all]])
         if g.num_partitions + len(self.eligible) <= _LIST_WORK:
