@@ -100,8 +100,11 @@ class _GeneralBuilder:
 
     def keep_owned(self) -> None:
         g = self.g
-        claim_owner, _ = self.ctx.claims
         cm, cp = g.claim_member, g.claim_pid
+        if len(cp) == 0:                # nothing claimed: nothing kept, every partition unassigned
+            self.unassigned = self.sorted_all
+            return
+        claim_owner, _ = self.ctx.claims
         valid = claim_owner[cp] == cm
         if not valid.all():
             cm, cp = cm[valid], cp[valid]
