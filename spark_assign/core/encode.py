@@ -185,6 +185,8 @@ def _generations(values: Optional[Sequence[Optional[int]]], n: int, member_ids: 
     kinds = set(map(type, values))
     if kinds <= {type(None)}:
         return np.full(n, NO_GENERATION, dtype=np.int64)
+    if kinds == {int} and INT32_MIN <= min(values) and max(values) <= MAX_PARTITIONS:
+        return np.maximum(np.array(values, dtype=np.int64), NO_GENERATION)  # every member has one
     if kinds <= {int, type(None)}:                                   # the common case
         given = [g for g in values if g is not None]
         if min(given) >= INT32_MIN and max(given) <= MAX_PARTITIONS:
@@ -235,7 +237,7 @@ def _universe(spec: GroupInput, people: _Members) -> _Universe:
     shared = shared_topic_row(np.asarray(spec.sub_member, dtype=np.int64), sub_topic, len(people.ids))
     subscribed = (shared if shared is not None else
                   np.flatnonzero(np.bincount(sub_topic, minlength=len(names_in)))).tolist()
-    if "".join(names_in[i] for i in subscribed).isascii():
+    if "".join(names_in).isascii() or "".join(names_in[i] for i in subscribed).isascii():
         uni_in = sorted(subscribed, key=names_in.__getitem__)
     else:
         uni_in = sorted(subscribed, key=lambda i: java_sort_key(names_in[i]))
