@@ -104,10 +104,11 @@ class _GeneralBuilder:
         if len(cp) == 0:                # nothing claimed: nothing kept, every partition unassigned
             self.unassigned = self.sorted_all
             return
-        claim_owner, _ = self.ctx.claims
-        valid = claim_owner[cp] == cm
-        if not valid.all():
-            cm, cp = cm[valid], cp[valid]
+        if g.claims_overlap:            # else every claim stands (each pid has one claimant)
+            claim_owner, _ = self.ctx.claims
+            valid = claim_owner[cp] == cm
+            if not valid.all():
+                cm, cp = cm[valid], cp[valid]
         keep = g.is_subscribed(cm, self.pid_topic[cp])
         if self.racks.active:
             keep &= ~np.array([self.racks.mismatch(int(m), int(p)) for m, p in zip(cm, cp)], dtype=bool)
@@ -135,8 +136,10 @@ class _GeneralBuilder:
             return
         topics = self.pid_topic[rest]
         bounds: np.ndarray = np.flatnonzero(np.diff(topics)) + 1
-        run_topics = topics[np.concatenate([[0], bounds])]
-        if len(rest) + int(self.num_eligible[run_topics].sum()) <= _HEAP_WORK:
+        # Heap work: the picks plus the subscribers of their topics (each topic is one run),
+        # at most all subscriptions.
+        if len(rest) + len(self.eligible) <= _HEAP_WORK or \
+                len(rest) + int(self.num_eligible[topics[np.concatenate([[0], bounds])]].sum()) <= _HEAP_WORK:
             self._give(rest, self._least_loaded_picks(topics, bounds))
             return
         # Least-loaded filling has no memory beyond the counts, so consecutive topics
