@@ -19,7 +19,7 @@ runs only for inputs that need it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, cast
 
 import numpy as np
 
@@ -185,8 +185,10 @@ def _generations(values: Optional[Sequence[Optional[int]]], n: int, member_ids: 
     kinds = set(map(type, values))
     if kinds <= {type(None)}:
         return np.full(n, NO_GENERATION, dtype=np.int64)
-    if kinds == {int} and INT32_MIN <= min(values) and max(values) <= MAX_PARTITIONS:
-        return np.maximum(np.array(values, dtype=np.int64), NO_GENERATION)  # every member has one
+    if kinds == {int}:                                               # every member has one
+        ints = cast(Sequence[int], values)
+        if INT32_MIN <= min(ints) and max(ints) <= MAX_PARTITIONS:
+            return np.maximum(np.array(ints, dtype=np.int64), NO_GENERATION)
     if kinds <= {int, type(None)}:                                   # the common case
         given = [g for g in values if g is not None]
         if min(given) >= INT32_MIN and max(given) <= MAX_PARTITIONS:

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import heapq
 from operator import indexOf, itemgetter
-from typing import Dict, List, Optional, Tuple, cast
+from typing import Dict, List, Optional, Tuple, Union, cast
 
 import numpy as np
 
@@ -58,6 +58,8 @@ _HEAP_FILL = 48
 _HEAP_WORK = 8192
 #: Up to this many partitions plus subscriptions, stage 3 runs on Python lists (:class:`_ListRebalance`).
 _LIST_WORK = 4096
+
+_Ints = Union[np.ndarray, List[int]]
 
 
 def build_general(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.ndarray, None]:
@@ -304,9 +306,9 @@ class _GeneralBuilder:
                 pid = int(pids[hit])
                 back = int(self.prev_member[pid])
                 if back >= 0 and self.counts[self.owner[pid]] > self.counts[back] + 1:
-                    self._reassign(pid, back)
+                    self._reassign(pid, back, self.owner, self.counts)
                 else:
-                    self._reassign(pid, self._least_loaded(int(self.pid_topic[pid])))
+                    self._reassign(pid, self._least_loaded(int(self.pid_topic[pid])), self.owner, self.counts)
                 moved = True
                 i = hit + 1
                 min_eligible = self._min_eligible()
@@ -334,24 +336,24 @@ class _GeneralBuilder:
         eligible = self.eligible[self.eligible_bounds[topic]:self.eligible_bounds[topic + 1]]
         return int(eligible[np.argmin(self.counts[eligible])])
 
-    def _reassign(self, pid: int, new_owner: int) -> Tuple[int, int]:
+    def _reassign(self, pid: int, new_owner: int, owner: _Ints, counts: _Ints) -> int:
         """Moves ``pid`` (or the partition that undoes an earlier move, see
-        :class:`_PartitionMovements`) to ``new_owner``; returns that partition and its old owner.
-        ``owner``, ``order`` and ``counts`` may be arrays or (:class:`_ListRebalance`) lists."""
-        actual = self.movements.partition_to_move(pid, int(self.owner[pid]), new_owner, int(self.pid_topic[pid]))
-        old = int(self.owner[actual])
+        :class:`_PartitionMovements`) to ``new_owner`` in ``owner`` and ``counts`` (the
+        builder's arrays, or :class:`_ListRebalance`'s lists); returns the old owner."""
+        actual = self.movements.partition_to_move(pid, int(owner[pid]), new_owner, int(self.pid_topic[pid]))
+        old = int(owner[actual])
         topic = int(self.pid_topic[actual])
         partition = actual - int(self.g.topic_offsets[topic])
         topic_hash = self.topic_hash.get(topic)
         if topic_hash is None:
             topic_hash = self.topic_hash[topic] = java_string_hash(self.g.topic_names[topic])
         self.movements.move(actual, old, new_owner, topic, topic_partition_hash(topic_hash, partition))
-        self.owner[actual] = new_owner
+        owner[actual] = new_owner
         self.order[actual] = self.step
         self.step += 1
-        self.counts[old] -= 1
-        self.counts[new_owner] += 1
-        return actual, old
+        counts[old] -= 1
+        counts[new_owner] += 1
+        return old
 
 
 class _ListRebalance:
@@ -367,8 +369,8 @@ class _ListRebalance:
 
     Invariants between moves: ``least[t]`` is the fewest partitions of a subscriber of
     reassignable topic ``t``, or None (counted when next read; a move resets them all);
-    ``levels`` maps a count to how many members taking part have it. While it runs, the
-    builder's ``owner`` and ``counts`` are lists.
+    ``levels`` maps a count to how many members taking part have it. ``owner`` and ``counts``
+    are list copies of the builder's arrays, written back when it ends.
     """
 
     def __init__(self, builder: "_GeneralBuilder") -> None:
@@ -376,20 +378,21 @@ class _ListRebalance:
         self.least: List[Optional[int]] = [None] * b.g.num_topics
         levels = np.bincount(b.counts[b.active])
         self.levels = dict(zip(np.flatnonzero(levels).tolist(), levels[levels > 0].tolist()))
-        self.subscribers: Dict[int, list] = {}       # topic -> its subscribers, on demand
-        b.owner, b.counts = b.owner.tolist(), b.counts.tolist()
+        self.subscribers: Dict[int, List[int]] = {}     # topic -> its subscribers, on demand
+        self.owner: List[int] = b.owner.tolist()
+        self.counts: List[int] = b.counts.tolist()
 
-    def run(self, passes: list) -> None:
+    def run(self, passes: List[np.ndarray]) -> None:
         b = self.b
         try:
             for pids in passes:
                 self._perform(pids.tolist(), b.pid_topic[pids].tolist())
         finally:
-            b.owner, b.counts = np.array(b.owner, dtype=np.int64), np.array(b.counts, dtype=np.int64)
+            b.owner, b.counts = np.array(self.owner, dtype=np.int64), np.array(self.counts, dtype=np.int64)
 
-    def _perform(self, pids: list, topics: list) -> None:
+    def _perform(self, pids: List[int], topics: List[int]) -> None:
         """Kafka's ``performReassignments`` over ``pids``, repeated while it moves something."""
-        b, prev, levels = self.b, self.b.prev_member, self.levels
+        b, prev, levels, owner, counts = self.b, self.b.prev_member, self.levels, self.owner, self.counts
         while True:
             moved = False
             i = 0
@@ -399,12 +402,11 @@ class _ListRebalance:
                     break
                 pid = pids[hit]
                 back = int(prev[pid])
-                counts = b.counts
-                if back >= 0 and counts[b.owner[pid]] > counts[back] + 1:
+                if back >= 0 and counts[owner[pid]] > counts[back] + 1:
                     new = back
                 else:
                     new = self._least_loaded(topics[hit])
-                _, old = b._reassign(pid, new)
+                old = b._reassign(pid, new, owner, counts)
                 for was, now in ((counts[old] + 1, counts[old]), (counts[new] - 1, counts[new])):
                     levels[was] -= 1
                     if levels[was] == 0:
@@ -416,8 +418,8 @@ class _ListRebalance:
             if not moved:
                 return
 
-    def _next_movable(self, pids: list, topics: list, start: int) -> int:
-        counts, owner, least = self.b.counts, self.b.owner, self.least
+    def _next_movable(self, pids: List[int], topics: List[int], start: int) -> int:
+        counts, owner, least = self.counts, self.owner, self.least
         for i in range(start, len(pids)):
             fewest = least[topics[i]]
             if fewest is None:
@@ -429,10 +431,11 @@ class _ListRebalance:
     def _least(self, topic: int) -> int:
         fewest = self.least[topic]
         if fewest is None:
-            fewest = self.least[topic] = min(map(self.b.counts.__getitem__, self._members_of(topic)))
+            fewest = min(map(self.counts.__getitem__, self._members_of(topic)))
+            self.least[topic] = fewest
         return fewest
 
-    def _members_of(self, topic: int) -> list:
+    def _members_of(self, topic: int) -> List[int]:
         members = self.subscribers.get(topic)
         if members is None:
             b = self.b
@@ -443,7 +446,7 @@ class _ListRebalance:
     def _least_loaded(self, topic: int) -> int:
         """The subscriber of ``topic`` with the fewest partitions, ties to the smaller index."""
         members = self._members_of(topic)
-        return members[indexOf(map(self.b.counts.__getitem__, members), self._least(topic))]
+        return members[indexOf(map(self.counts.__getitem__, members), self._least(topic))]
 
 
 class _PartitionMovements:
