@@ -144,8 +144,7 @@ def _optional_strings(values: Optional[Sequence[Optional[str]]], n: int, column:
     if values is None:
         return None
     values = values if isinstance(values, list) else list(values)
-    kinds = set(map(type, values))
-    if kinds <= {type(None)}:
+    if values.count(None) == len(values):
         return None
     out: List[Optional[str]] = []
     bad: List[object] = []
