@@ -58,6 +58,8 @@ _HEAP_FILL = 48
 _HEAP_WORK = 8192
 #: Up to this many partitions plus subscriptions, stage 3 runs on Python lists (:class:`_ListRebalance`).
 _LIST_WORK = 4096
+#: A scan of :class:`_ListRebalance` looks at this many partitions one by one, then at the rest with NumPy.
+_SCAN_BUDGET = 16
 
 _Ints = Union[np.ndarray, List[int]]
 
@@ -379,6 +381,7 @@ class _ListRebalance:
         levels = np.bincount(b.counts[b.active])
         self.levels = dict(zip(np.flatnonzero(levels).tolist(), levels[levels > 0].tolist()))
         self.subscribers: Dict[int, List[int]] = {}     # topic -> its subscribers, on demand
+        self.rounds = 0                                 # rounds of performReassignments begun
         self.owner: List[int] = b.owner.tolist()
         self.counts: List[int] = b.counts.tolist()
 
@@ -386,18 +389,25 @@ class _ListRebalance:
         b = self.b
         try:
             for pids in passes:
-                self._perform(pids.tolist(), b.pid_topic[pids].tolist())
+                topics = b.pid_topic[pids]
+                self._perform(pids.tolist(), topics.tolist(), (pids, topics))
         finally:
             b.owner, b.counts = np.array(self.owner, dtype=np.int64), np.array(self.counts, dtype=np.int64)
 
-    def _perform(self, pids: List[int], topics: List[int]) -> None:
-        """Kafka's ``performReassignments`` over ``pids``, repeated while it moves something."""
+    def _perform(self, pids: List[int], topics: List[int], arrays: Tuple[np.ndarray, np.ndarray]) -> None:
+        """Kafka's ``performReassignments`` over ``pids`` (also given as ``arrays`` with their
+        topics), repeated while it moves something."""
         b, prev, levels, owner, counts = self.b, self.b.prev_member, self.levels, self.owner, self.counts
         while True:
             moved = False
             i = 0
             while i < len(pids) and max(levels) - min(levels) > 1:
-                hit = self._next_movable(pids, topics, i)
+                if i == 0 and self.rounds:      # a later round mostly finds nothing: see it at once
+                    hit = self._next_movable_arrays(*arrays, 0)
+                else:
+                    hit = self._next_movable(pids, topics, i)
+                    if hit < 0 and i + _SCAN_BUDGET < len(pids):
+                        hit = self._next_movable_arrays(*arrays, i + _SCAN_BUDGET)
                 if hit < 0:
                     break
                 pid = pids[hit]
@@ -415,18 +425,35 @@ class _ListRebalance:
                 self.least = [None] * len(self.least)
                 moved = True
                 i = hit + 1
+            self.rounds += 1
             if not moved:
                 return
 
     def _next_movable(self, pids: List[int], topics: List[int], start: int) -> int:
+        """The first index in ``start .. start + _SCAN_BUDGET - 1`` whose partition's owner holds
+        2+ more than the least loaded subscriber of its topic; -1 if none (moves come in clusters:
+        most scans end early, and a longer one goes on with :meth:`_next_movable_arrays`)."""
         counts, owner, least = self.counts, self.owner, self.least
-        for i in range(start, len(pids)):
+        for i in range(start, min(start + _SCAN_BUDGET, len(pids))):
             fewest = least[topics[i]]
             if fewest is None:
                 fewest = self._least(topics[i])
             if counts[owner[pids[i]]] > fewest + 1:
                 return i
         return -1
+
+    def _next_movable_arrays(self, pids: np.ndarray, topics: np.ndarray, start: int) -> int:
+        """:meth:`_next_movable` from ``start`` to the end, with NumPy over copies of the lists
+        (the least counts of all topics computed on the way are kept)."""
+        b = self.b
+        counts = np.array(self.counts, dtype=np.int64)
+        # A sentinel past the end keeps reduceat's empty ranges harmless (those topics have no pids).
+        per_sub = np.append(counts[b.eligible], np.iinfo(np.int64).max)
+        least = np.minimum.reduceat(per_sub, b.eligible_bounds[:-1])
+        self.least = least.tolist()
+        load = counts[np.array(self.owner, dtype=np.int64)[pids[start:]]]
+        found = np.flatnonzero(load > least[topics[start:]] + 1)
+        return start + int(found[0]) if len(found) else -1
 
     def _least(self, topic: int) -> int:
         fewest = self.least[topic]
