@@ -19,7 +19,7 @@ runs only for inputs that need it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, cast
 
 import numpy as np
 
@@ -144,8 +144,7 @@ def _optional_strings(values: Optional[Sequence[Optional[str]]], n: int, column:
     if values is None:
         return None
     values = values if isinstance(values, list) else list(values)
-    kinds = set(map(type, values))
-    if kinds <= {type(None)}:
+    if values.count(None) == len(values):
         return None
     out: List[Optional[str]] = []
     bad: List[object] = []
@@ -185,6 +184,10 @@ def _generations(values: Optional[Sequence[Optional[int]]], n: int, member_ids: 
     kinds = set(map(type, values))
     if kinds <= {type(None)}:
         return np.full(n, NO_GENERATION, dtype=np.int64)
+    if kinds == {int}:                                               # every member has one
+        ints = cast(Sequence[int], values)
+        if INT32_MIN <= min(ints) and max(ints) <= MAX_PARTITIONS:
+            return np.maximum(np.array(ints, dtype=np.int64), NO_GENERATION)
     if kinds <= {int, type(None)}:                                   # the common case
         given = [g for g in values if g is not None]
         if min(given) >= INT32_MIN and max(given) <= MAX_PARTITIONS:
@@ -235,7 +238,7 @@ def _universe(spec: GroupInput, people: _Members) -> _Universe:
     shared = shared_topic_row(np.asarray(spec.sub_member, dtype=np.int64), sub_topic, len(people.ids))
     subscribed = (shared if shared is not None else
                   np.flatnonzero(np.bincount(sub_topic, minlength=len(names_in)))).tolist()
-    if "".join(names_in[i] for i in subscribed).isascii():
+    if "".join(names_in).isascii() or "".join(names_in[i] for i in subscribed).isascii():
         uni_in = sorted(subscribed, key=names_in.__getitem__)
     else:
         uni_in = sorted(subscribed, key=lambda i: java_sort_key(names_in[i]))

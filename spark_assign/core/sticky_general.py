@@ -26,6 +26,8 @@ differences), so the loop ends, and Kafka's "revert if not better" never fires.
 
 Stage 2 is vectorized per topic (least-loaded filling is water-filling);
 stage 3 moves one partition at a time and rescans with NumPy between moves.
+Small groups take Python paths for both (NumPy's cost per call would dominate),
+with the same results: see ``_HEAP_WORK`` and ``_LIST_WORK``.
 
 Guard (deviation): Kafka moves a partition back to its previous-generation
 owner even when that member no longer subscribes to the topic (an invalid
@@ -36,8 +38,8 @@ move-back rule in those two cases.
 from __future__ import annotations
 
 import heapq
-from operator import itemgetter
-from typing import Dict, Optional, Tuple, cast
+from operator import indexOf, itemgetter
+from typing import Dict, List, Optional, Tuple, Union, cast
 
 import numpy as np
 
@@ -54,6 +56,12 @@ _HEAP_FILL = 48
 #: Up to this many heap entries and picks in all, unassigned partitions are placed with a heap per
 #: topic in Python (:meth:`_GeneralBuilder._least_loaded_picks`).
 _HEAP_WORK = 8192
+#: Up to this many partitions plus subscriptions, stage 3 runs on Python lists (:class:`_ListRebalance`).
+_LIST_WORK = 4096
+#: A scan of :class:`_ListRebalance` looks at this many partitions one by one, then at the rest with NumPy.
+_SCAN_BUDGET = 16
+
+_Ints = Union[np.ndarray, List[int]]
 
 
 def build_general(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.ndarray, None]:
@@ -80,12 +88,13 @@ class _GeneralBuilder:
         with_parts = g.topic_counts > 0
         self.eligible, self.eligible_bounds = g.subscribers_by_topic()   # by member index
         self.num_eligible = np.where(with_parts, np.diff(self.eligible_bounds), 0)
-        self.max_size = np.bincount(g.sub_member, weights=g.topic_counts[g.sub_topic],
-                                    minlength=M).astype(np.int64)
         # Kafka's sortedAllPartitions: topics by (potential members, name), partitions ascending.
-        topics = np.flatnonzero(with_parts)
-        topics = topics[np.lexsort((topics, self.num_eligible[topics]))]
-        self.sorted_all = _pid_ranges(g.topic_offsets, topics)
+        if P <= _HEAP_WORK:     # few pids: one stable sort of them (in name order) beats the ranges
+            self.sorted_all = np.argsort(self.num_eligible[self.pid_topic], kind="stable")
+        else:
+            topics = np.flatnonzero(with_parts)
+            topics = topics[np.lexsort((topics, self.num_eligible[topics]))]
+            self.sorted_all = _pid_ranges(g.topic_offsets, topics)
         self.revocation_required = False
         self.unassigned = np.zeros(0, dtype=np.int64)
         self.topic_hash: Dict[int, int] = {}        # String.hashCode() of the topics that moved
@@ -95,11 +104,15 @@ class _GeneralBuilder:
 
     def keep_owned(self) -> None:
         g = self.g
-        claim_owner, _ = self.ctx.claims
         cm, cp = g.claim_member, g.claim_pid
-        valid = claim_owner[cp] == cm
-        if not valid.all():
-            cm, cp = cm[valid], cp[valid]
+        if len(cp) == 0:                # nothing claimed: nothing kept, every partition unassigned
+            self.unassigned = self.sorted_all
+            return
+        if g.claims_overlap:            # else every claim stands (each pid has one claimant)
+            claim_owner, _ = self.ctx.claims
+            valid = claim_owner[cp] == cm
+            if not valid.all():
+                cm, cp = cm[valid], cp[valid]
         keep = g.is_subscribed(cm, self.pid_topic[cp])
         if self.racks.active:
             keep &= ~np.array([self.racks.mismatch(int(m), int(p)) for m, p in zip(cm, cp)], dtype=bool)
@@ -127,8 +140,10 @@ class _GeneralBuilder:
             return
         topics = self.pid_topic[rest]
         bounds: np.ndarray = np.flatnonzero(np.diff(topics)) + 1
-        run_topics = topics[np.concatenate([[0], bounds])]
-        if len(rest) + int(self.num_eligible[run_topics].sum()) <= _HEAP_WORK:
+        # Heap work: the picks plus the subscribers of their topics (each topic is one run),
+        # at most all subscriptions.
+        if len(rest) + len(self.eligible) <= _HEAP_WORK or \
+                len(rest) + int(self.num_eligible[topics[np.concatenate([[0], bounds])]].sum()) <= _HEAP_WORK:
             self._give(rest, self._least_loaded_picks(topics, bounds))
             return
         # Least-loaded filling has no memory beyond the counts, so consecutive topics
@@ -153,18 +168,35 @@ class _GeneralBuilder:
         :func:`water_fill`, whose fixed cost is paid per topic.
 
         A member's key is ``count * M + index``: one int, which compares as the pair (count,
-        index) does, and faster. Each pick takes the least key and puts back key + M."""
+        index) does, and faster. Each pick takes the least key and puts back key + M. So the
+        picks of a run of k partitions are the k least keys of the multiset {key + j * M};
+        when the k least subscriber keys are all below the least one + M, those are they."""
         M = len(self.counts)
         key = (self.counts * M + np.arange(M)).tolist()          # per member, its current key
-        eligible, offsets = self.eligible.tolist(), self.eligible_bounds.tolist()
+        eligible, offsets = self.eligible, self.eligible_bounds.tolist()
         picks: list = []
         starts = [0] + bounds.tolist()
         stops = starts[1:] + [len(topics)]
         for start, stop, t in zip(starts, stops, topics[starts].tolist()):
-            mine = eligible[offsets[t]:offsets[t + 1]]
-            heap = list(itemgetter(*mine)(key)) if len(mine) > 1 else [key[mine[0]]]
-            heapq.heapify(heap)
-            for _ in range(stop - start):
+            mine = eligible[offsets[t]:offsets[t + 1]].tolist()
+            k = stop - start
+            if len(mine) == 1:
+                least = key[mine[0]]
+                picks.extend([mine[0]] * k)
+                key[mine[0]] = least + k * M
+                continue
+            if k == 1:
+                least = min(itemgetter(*mine)(key))
+                picks.append(least % M)
+                key[least % M] = least + M
+                continue
+            heap = sorted(itemgetter(*mine)(key))                 # a sorted list is a heap
+            if k <= len(heap) and heap[k - 1] < heap[0] + M:
+                for least in heap[:k]:
+                    picks.append(least % M)
+                    key[least % M] = least + M
+                continue
+            for _ in range(k):
                 least = heap[0]
                 m = least % M
                 picks.append(m)
@@ -193,13 +225,24 @@ class _GeneralBuilder:
     def rebalance(self) -> None:
         g = self.g
         reassignable_topic = self.num_eligible >= 2
-        movable = reassignable_topic[self.pid_topic]
-        # Members that can neither gain nor lose a partition sit out.
-        held_movable = np.bincount(self.owner[(self.owner >= 0) & movable], minlength=g.num_members)
-        self.fixed = (self.counts >= self.max_size) & (held_movable == 0)
-        self.prev_member = self._previous_generation_owner()
+        # Members that can neither gain nor lose a partition sit out (Kafka: they hold all the
+        # partitions they could and none another member could take). After stages 1-2 these are
+        # exactly the members subscribed to no reassignable topic: every partition of a topic
+        # with one potential member is that member's, and a member of a reassignable topic
+        # either holds one of its partitions or has room for one.
+        taking_part = np.bincount(g.sub_member[reassignable_topic[g.sub_topic]], minlength=g.num_members) > 0
+        self.fixed = ~taking_part
+        self.active = np.flatnonzero(taking_part)
         self.r_topics = np.flatnonzero(reassignable_topic)
-        if len(self.r_topics) == 0:
+        loads = self.counts[self.active]
+        if len(loads) == 0 or loads.max() - loads.min() <= 1:
+            return                  # nothing is movable (see _ListRebalance): every pass stops at once
+        self.prev_member = self._previous_generation_owner()
+        movable = reassignable_topic[self.pid_topic]
+        passes = [] if self.revocation_required else [self.unassigned[movable[self.unassigned]]]
+        passes.append(self.sorted_all[movable[self.sorted_all]])
+        if g.num_partitions + len(self.eligible) <= _LIST_WORK:
+            _ListRebalance(self).run(passes)
             return
         if len(self.r_topics) == g.num_topics:          # every topic: the ranges are the whole arrays
             self.r_pids = np.arange(g.num_partitions)
@@ -211,10 +254,8 @@ class _GeneralBuilder:
             sizes = self.num_eligible[self.r_topics]
             self.r_eligible = _pid_ranges(self.eligible_bounds, self.r_topics, self.eligible)
             self.r_eligible_starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        self.active = np.flatnonzero(~self.fixed)
-        if not self.revocation_required:
-            self._perform(self.unassigned[movable[self.unassigned]])
-        self._perform(self.sorted_all[movable[self.sorted_all]])
+        for pids in passes:
+            self._perform(pids)
 
     def _previous_generation_owner(self) -> np.ndarray:
         """Kafka's ``prevAssignment``: per partition, the newest claim of a member whose
@@ -267,9 +308,9 @@ class _GeneralBuilder:
                 pid = int(pids[hit])
                 back = int(self.prev_member[pid])
                 if back >= 0 and self.counts[self.owner[pid]] > self.counts[back] + 1:
-                    self._reassign(pid, back)
+                    self._reassign(pid, back, self.owner, self.counts)
                 else:
-                    self._reassign(pid, self._least_loaded(int(self.pid_topic[pid])))
+                    self._reassign(pid, self._least_loaded(int(self.pid_topic[pid])), self.owner, self.counts)
                 moved = True
                 i = hit + 1
                 min_eligible = self._min_eligible()
@@ -297,20 +338,142 @@ class _GeneralBuilder:
         eligible = self.eligible[self.eligible_bounds[topic]:self.eligible_bounds[topic + 1]]
         return int(eligible[np.argmin(self.counts[eligible])])
 
-    def _reassign(self, pid: int, new_owner: int) -> None:
-        actual = self.movements.partition_to_move(pid, int(self.owner[pid]), new_owner, int(self.pid_topic[pid]))
-        old = int(self.owner[actual])
+    def _reassign(self, pid: int, new_owner: int, owner: _Ints, counts: _Ints) -> int:
+        """Moves ``pid`` (or the partition that undoes an earlier move, see
+        :class:`_PartitionMovements`) to ``new_owner`` in ``owner`` and ``counts`` (the
+        builder's arrays, or :class:`_ListRebalance`'s lists); returns the old owner."""
+        actual = self.movements.partition_to_move(pid, int(owner[pid]), new_owner, int(self.pid_topic[pid]))
+        old = int(owner[actual])
         topic = int(self.pid_topic[actual])
         partition = actual - int(self.g.topic_offsets[topic])
         topic_hash = self.topic_hash.get(topic)
         if topic_hash is None:
             topic_hash = self.topic_hash[topic] = java_string_hash(self.g.topic_names[topic])
         self.movements.move(actual, old, new_owner, topic, topic_partition_hash(topic_hash, partition))
-        self.owner[actual] = new_owner
+        owner[actual] = new_owner
         self.order[actual] = self.step
         self.step += 1
-        self.counts[old] -= 1
-        self.counts[new_owner] += 1
+        counts[old] -= 1
+        counts[new_owner] += 1
+        return old
+
+
+class _ListRebalance:
+    """Stage 3 on Python lists, for groups small enough that NumPy's cost per call (a few
+    microseconds, paid several times per move) outweighs the work: the same moves in the same
+    order as :meth:`_GeneralBuilder._perform` (tests/core/test_sticky_paths.py compares them).
+
+    "Balanced" needs no scan of its own: a group is balanced exactly when no partition is
+    movable (its owner holds 2+ more than its topic's least loaded subscriber), so the scan for
+    the next movable partition decides it. The one shortcut: when all members that take part
+    are within one partition of each other, nothing is movable (members that sit out hold no
+    partition of a reassignable topic and subscribe to none).
+
+    Invariants between moves: ``least[t]`` is the fewest partitions of a subscriber of
+    reassignable topic ``t``, or None (counted when next read; a move resets them all);
+    ``levels`` maps a count to how many members taking part have it. ``owner`` and ``counts``
+    are list copies of the builder's arrays, written back when it ends.
+    """
+
+    def __init__(self, builder: "_GeneralBuilder") -> None:
+        b = self.b = builder
+        self.least: List[Optional[int]] = [None] * b.g.num_topics
+        levels = np.bincount(b.counts[b.active])
+        self.levels = dict(zip(np.flatnonzero(levels).tolist(), levels[levels > 0].tolist()))
+        self.subscribers: Dict[int, List[int]] = {}     # topic -> its subscribers, on demand
+        self.rounds = 0                                 # rounds of performReassignments begun
+        self.owner: List[int] = b.owner.tolist()
+        self.counts: List[int] = b.counts.tolist()
+
+    def run(self, passes: List[np.ndarray]) -> None:
+        b = self.b
+        try:
+            for pids in passes:
+                topics = b.pid_topic[pids]
+                self._perform(pids.tolist(), topics.tolist(), (pids, topics))
+        finally:
+            b.owner, b.counts = np.array(self.owner, dtype=np.int64), np.array(self.counts, dtype=np.int64)
+
+    def _perform(self, pids: List[int], topics: List[int], arrays: Tuple[np.ndarray, np.ndarray]) -> None:
+        """Kafka's ``performReassignments`` over ``pids`` (also given as ``arrays`` with their
+        topics), repeated while it moves something."""
+        b, prev, levels, owner, counts = self.b, self.b.prev_member, self.levels, self.owner, self.counts
+        while True:
+            moved = False
+            i = 0
+            while i < len(pids) and max(levels) - min(levels) > 1:
+                if i == 0 and self.rounds:      # a later round mostly finds nothing: see it at once
+                    hit = self._next_movable_arrays(*arrays, 0)
+                else:
+                    hit = self._next_movable(pids, topics, i)
+                    if hit < 0 and i + _SCAN_BUDGET < len(pids):
+                        hit = self._next_movable_arrays(*arrays, i + _SCAN_BUDGET)
+                if hit < 0:
+                    break
+                pid = pids[hit]
+                back = int(prev[pid])
+                if back >= 0 and counts[owner[pid]] > counts[back] + 1:
+                    new = back
+                else:
+                    new = self._least_loaded(topics[hit])
+                old = b._reassign(pid, new, owner, counts)
+                for was, now in ((counts[old] + 1, counts[old]), (counts[new] - 1, counts[new])):
+                    levels[was] -= 1
+                    if levels[was] == 0:
+                        del levels[was]
+                    levels[now] = levels.get(now, 0) + 1
+                self.least = [None] * len(self.least)
+                moved = True
+                i = hit + 1
+            self.rounds += 1
+            if not moved:
+                return
+
+    def _next_movable(self, pids: List[int], topics: List[int], start: int) -> int:
+        """The first index in ``start .. start + _SCAN_BUDGET - 1`` whose partition's owner holds
+        2+ more than the least loaded subscriber of its topic; -1 if none (moves come in clusters:
+        most scans end early, and a longer one goes on with :meth:`_next_movable_arrays`)."""
+        counts, owner, least = self.counts, self.owner, self.least
+        for i in range(start, min(start + _SCAN_BUDGET, len(pids))):
+            fewest = least[topics[i]]
+            if fewest is None:
+                fewest = self._least(topics[i])
+            if counts[owner[pids[i]]] > fewest + 1:
+                return i
+        return -1
+
+    def _next_movable_arrays(self, pids: np.ndarray, topics: np.ndarray, start: int) -> int:
+        """:meth:`_next_movable` from ``start`` to the end, with NumPy over copies of the lists
+        (the least counts of all topics computed on the way are kept)."""
+        b = self.b
+        counts = np.array(self.counts, dtype=np.int64)
+        # A sentinel past the end keeps reduceat's empty ranges harmless (those topics have no pids).
+        per_sub = np.append(counts[b.eligible], np.iinfo(np.int64).max)
+        least = np.minimum.reduceat(per_sub, b.eligible_bounds[:-1])
+        self.least = least.tolist()
+        load = counts[np.array(self.owner, dtype=np.int64)[pids[start:]]]
+        found = np.flatnonzero(load > least[topics[start:]] + 1)
+        return start + int(found[0]) if len(found) else -1
+
+    def _least(self, topic: int) -> int:
+        fewest = self.least[topic]
+        if fewest is None:
+            fewest = min(map(self.counts.__getitem__, self._members_of(topic)))
+            self.least[topic] = fewest
+        return fewest
+
+    def _members_of(self, topic: int) -> List[int]:
+        members = self.subscribers.get(topic)
+        if members is None:
+            b = self.b
+            members = self.subscribers[topic] = \
+                b.eligible[b.eligible_bounds[topic]:b.eligible_bounds[topic + 1]].tolist()
+        return members
+
+    def _least_loaded(self, topic: int) -> int:
+        """The subscriber of ``topic`` with the fewest partitions, ties to the smaller index."""
+        members = self._members_of(topic)
+        return members[indexOf(map(self.counts.__getitem__, members), self._least(topic))]
 
 
 class _PartitionMovements:
