@@ -230,9 +230,8 @@ class _GeneralBuilder:
         # exactly the members subscribed to no reassignable topic: every partition of a topic
         # with one potential member is that member's, and a member of a reassignable topic
         # either holds one of its partitions or has room for one.
-        taking_part = np.bincount(g.sub_member[reassignable_topic[g.sub_topic]], minlength=g.num_members) > 0
-        self.fixed = ~taking_part
-        self.active = np.flatnonzero(taking_part)
+        self.taking_part = np.bincount(g.sub_member[reassignable_topic[g.sub_topic]], minlength=g.num_members) > 0
+        self.active = np.flatnonzero(self.taking_part)
         self.r_topics = np.flatnonzero(reassignable_topic)
         loads = self.counts[self.active]
         if len(loads) == 0 or loads.max() - loads.min() <= 1:
@@ -278,7 +277,7 @@ class _GeneralBuilder:
         ok = (prev >= 0)
         idx = np.flatnonzero(ok)
         members = prev[idx]
-        ok[idx] = g.is_subscribed(members, self.pid_topic[idx]) & ~self.fixed[members]
+        ok[idx] = g.is_subscribed(members, self.pid_topic[idx]) & self.taking_part[members]
         return np.where(ok, prev, -1)
 
     def _min_eligible(self) -> np.ndarray:
