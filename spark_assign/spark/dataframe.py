@@ -19,7 +19,7 @@ from ..core import check_topics
 from ..errors import InvalidInputError
 from . import failures
 from .inputs import load_knobs, previous_frame, spark_strategy, subscription_columns, topics_frame, weights_frame
-from .wire import KIND_PREVIOUS, arrow_wire, build_wire, result_arrow_schema, result_ddl
+from .wire import KIND_PREVIOUS, append_rows, build_wire, result_arrow_schema, result_ddl
 
 __all__ = ["assign_partitions", "assign_frame", "assign_local", "attach"]
 
@@ -155,7 +155,7 @@ def assign_local(subscriptions: DataFrame, strategy: str, topics: Any, previous:
               max_count_skew, min_improvement)
     table = w.wire.toArrow()
     if local is not None:
-        table = pa.concat_tables([table, arrow_wire(local, table.schema, KIND_PREVIOUS)])
+        table = append_rows(table, local, KIND_PREVIOUS)
     schema = result_arrow_schema(with_instance, w.with_weight)
     if table.num_rows == 0:
         return schema.empty_table()

@@ -52,7 +52,7 @@ from ..core.keys import run_positions
 from ..core.model import NO_GENERATION
 from ..core.weights import rejected_weight_rows, weights_from_rows
 from ..errors import InvalidInputError
-from .wire import KIND_PREVIOUS, KIND_RACKS, KIND_WEIGHTS
+from .wire import KIND_PREVIOUS, KIND_RACKS, KIND_WEIGHTS, wire_column
 
 __all__ = ["WireBatch", "MISSING"]
 
@@ -122,7 +122,9 @@ class WireBatch:
     """
 
     def __init__(self, batch: pa.RecordBatch) -> None:
-        col = batch.column
+        def col(name: str) -> pa.Array:
+            return wire_column(batch, name)
+
         self.n = batch.num_rows
         self.kind = np.asarray(col("kind").fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int8)
         self.member, self.member_names, self.member_dictionary = _codes(col("member_id"))
@@ -136,14 +138,12 @@ class WireBatch:
         self.num_partitions = _ints(col("num_partitions"))
         self.partition = _ints(col("partition"))
         self.metadata_rows = _ints(col("metadata_rows"))
-        # The optional nested columns may be absent from the wire (see wire.OPTIONAL_NESTED): all null.
-        names = batch.schema.names
-        owned = col("owned_partitions") if "owned_partitions" in names else pa.nulls(self.n, pa.list_(pa.int32()))
+        owned = col("owned_partitions")
         self.owned_null = np.asarray(owned.is_null().to_numpy(zero_copy_only=False), dtype=bool)
         self.owned_offsets = np.asarray(owned.offsets, dtype=np.int64)
         self.owned_values = _ints(owned.values)
-        self.replica_racks = col("replica_racks") if "replica_racks" in names else None
-        weight = col("weight") if "weight" in names else pa.nulls(self.n, pa.float64())
+        self.replica_racks = col("replica_racks") if "replica_racks" in batch.schema.names else None
+        weight = col("weight")
         self.weight_null = np.asarray(weight.is_null().to_numpy(zero_copy_only=False), dtype=bool)
         self.weight = np.asarray(weight.cast(pa.float64()).fill_null(0.0).to_numpy(zero_copy_only=False),
                                  dtype=np.float64)

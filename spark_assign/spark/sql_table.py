@@ -39,7 +39,7 @@ from ..schema import RESULT_COLUMNS
 from ..core.keys import run_positions
 from ..core.weights import weights_from_rows
 from .inputs import ARROW_TYPES, checked_int_sql, load_knobs, spark_strategy, type_matches
-from .wire import KIND_RACKS, KIND_SUBSCRIPTION, KIND_WEIGHTS, WIRE_COLUMNS
+from .wire import KIND_RACKS, KIND_SUBSCRIPTION, KIND_WEIGHTS, WIRE_COLUMNS, WIRE_SCHEMA
 
 if TYPE_CHECKING:
     from types import FrameType
@@ -68,7 +68,6 @@ KNOB_ARGUMENTS = (("max_count_skew", (IntegerType, LongType)),
 _SQL_TYPES = {"string": "STRING", "int": "INT", "array<int>": "ARRAY<INT>",
               "array<array<string>>": "ARRAY<ARRAY<STRING>>", "tinyint": "TINYINT", "array<double>": "ARRAY<DOUBLE>"}
 _SPARK_TYPES: Dict[str, DataType] = {"string": StringType(), "int": IntegerType()}
-_WIRE_SCHEMA = pa.schema([pa.field(name, ARROW_TYPES[kind]) for name, kind in WIRE_COLUMNS])
 
 #: The output schema (built by hand: ``analyze`` runs where no SparkContext parses DDL).
 RESULT_STRUCT = StructType([StructField(name, _SPARK_TYPES[kind]) for name, kind in RESULT_COLUMNS])
@@ -358,7 +357,7 @@ def _wire(batch: pa.RecordBatch, with_racks: bool, group: Any) -> pa.RecordBatch
             arrays.append(batch.column(name).cast(arrow_type))
         else:
             arrays.append(pa.nulls(n, arrow_type))
-    subscriptions = pa.RecordBatch.from_arrays(arrays, schema=_WIRE_SCHEMA)
+    subscriptions = pa.RecordBatch.from_arrays(arrays, schema=WIRE_SCHEMA)
     if not with_racks or "replica_racks" not in present or batch.column("replica_racks").null_count == n:
         return subscriptions
     racks = _per_topic(batch, "replica_racks", group)
@@ -368,7 +367,7 @@ def _wire(batch: pa.RecordBatch, with_racks: bool, group: Any) -> pa.RecordBatch
               "topic": pa.array(list(racks), pa.string()),
               "replica_racks": pa.array(list(racks.values()), ARROW_TYPES["array<array<string>>"])}
     rack_rows = pa.RecordBatch.from_arrays(
-        [values.get(name, pa.nulls(m, ARROW_TYPES[kind])) for name, kind in WIRE_COLUMNS], schema=_WIRE_SCHEMA)
+        [values.get(name, pa.nulls(m, ARROW_TYPES[kind])) for name, kind in WIRE_COLUMNS], schema=WIRE_SCHEMA)
     return pa.concat_batches([subscriptions, rack_rows])
 
 
@@ -443,7 +442,7 @@ def _weight_rows(batch: pa.RecordBatch, group: Any) -> pa.RecordBatch:
                "partition": pa.array(partition.astype(np.int32)),
                "weight": pa.array(weight, mask=null)}
     return pa.RecordBatch.from_arrays(
-        [columns.get(name, pa.nulls(m, ARROW_TYPES[kind])) for name, kind in WIRE_COLUMNS], schema=_WIRE_SCHEMA)
+        [columns.get(name, pa.nulls(m, ARROW_TYPES[kind])) for name, kind in WIRE_COLUMNS], schema=WIRE_SCHEMA)
 
 
 def _topic_counts(batch: pa.RecordBatch) -> Dict[str, Optional[int]]:

@@ -33,8 +33,9 @@ from ..core.model import check_topics
 from ..schema import RESULT_COLUMNS
 from .inputs import ARROW_TYPES
 
-__all__ = ["KIND_SUBSCRIPTION", "KIND_PREVIOUS", "KIND_RACKS", "KIND_WEIGHTS", "WIRE_DDL",
-           "result_columns", "result_ddl", "result_arrow_schema", "with_topic_metadata", "arrow_wire", "build_wire"]
+__all__ = ["KIND_SUBSCRIPTION", "KIND_PREVIOUS", "KIND_RACKS", "KIND_WEIGHTS", "WIRE_DDL", "WIRE_SCHEMA",
+           "OPTIONAL_COLUMNS", "wire_column",
+           "result_columns", "result_ddl", "result_arrow_schema", "with_topic_metadata", "append_rows", "build_wire"]
 
 KIND_SUBSCRIPTION, KIND_PREVIOUS, KIND_RACKS, KIND_WEIGHTS = 0, 1, 2, 3
 
@@ -56,6 +57,16 @@ WIRE_COLUMNS = [
     ("weight", "double"),              # weight rows only
 ]
 WIRE_DDL = ", ".join(f"{n} {t}" for n, t in WIRE_COLUMNS)
+#: The wire's columns as an Arrow schema (what the worker's batches hold, less any optional column).
+WIRE_SCHEMA = pa.schema([pa.field(n, ARROW_TYPES[t]) for n, t in WIRE_COLUMNS])
+
+
+def wire_column(batch: pa.RecordBatch, name: str) -> pa.Array:
+    """Column ``name`` of a batch of wire rows; one the wire left out (:data:`OPTIONAL_COLUMNS`)
+    as all nulls of its type."""
+    if name in batch.schema.names:
+        return batch.column(name)
+    return pa.nulls(batch.num_rows, WIRE_SCHEMA.field(name).type)
 
 
 def result_columns(with_instance: bool = False, with_weight: bool = False) -> List[Tuple[str, str]]:
@@ -75,12 +86,13 @@ def result_arrow_schema(with_instance: bool = False, with_weight: bool = False) 
     return pa.schema([pa.field(n, ARROW_TYPES[t]) for n, t in result_columns(with_instance, with_weight)])
 
 
-#: Nested columns that travel only when some row can hold a value: Spark's Arrow transfer of a
-#: null nested column costs about as much as the rest of the wire together (measured: an identity
-#: ``mapInArrow`` over 500k rows took 5.5 s with both, 0.9 s without).
-OPTIONAL_NESTED = ("owned_partitions", "replica_racks")
-#: Columns that travel only when some row can hold a value (``weight``: only when weights are given).
-OPTIONAL_COLUMNS = OPTIONAL_NESTED + ("weight",)
+#: Columns that travel only when some row can hold a value; the worker reads an absent one as all
+#: nulls. Spark's Arrow transfer of a null nested column costs about as much as the rest of the wire
+#: together (measured: an identity ``mapInArrow`` over 500k rows took 5.5 s with both nested ones,
+#: 0.9 s without), and every null scalar column still costs its slot in the shuffle and a buffer in
+#: the Arrow batches (about 4% of a weighted fleet's fresh job for the four below).
+OPTIONAL_COLUMNS = ("owned_partitions", "replica_racks", "weight",
+                    "group_instance_id", "rack", "generation", "status", "partition")
 
 
 def _select(df: DataFrame, values: Dict[str, Column], skip: Set[str]) -> DataFrame:
@@ -121,15 +133,24 @@ def with_topic_metadata(rows: DataFrame, topics: DataFrame, counts: Optional[Map
     return rows.join(meta if "group_id" in topics.columns else F.broadcast(meta), on=keys, how="left")
 
 
-def arrow_wire(rows: pa.Table, schema: pa.Schema, kind: int) -> pa.Table:
-    """``rows`` (an Arrow table with some wire columns) as wire rows of ``kind`` laid out as
-    ``schema`` (a wire Spark collected), the columns it lacks null: how rows read on the
-    driver join a wire built by Spark."""
+def append_rows(wire: pa.Table, rows: pa.Table, kind: int) -> pa.Table:
+    """``wire`` (a wire Spark collected) followed by ``rows`` (an Arrow table with some wire
+    columns) as wire rows of ``kind``: how rows read on the driver join a wire built by Spark.
+    A column either has is kept (null where the other lacks it), so rows that carry a column
+    the wire left out (:data:`OPTIONAL_COLUMNS`) keep it."""
+    fields = [f for f in WIRE_SCHEMA if f.name in wire.column_names or f.name in rows.column_names]
+    schema = pa.schema(fields)
+
+    def column(table: pa.Table, f: pa.Field) -> pa.Array:
+        if f.name in table.column_names:
+            return table.column(f.name).cast(f.type)
+        return pa.nulls(table.num_rows, type=f.type)
+
     n = rows.num_rows
-    columns = [pa.array([kind] * n, type=f.type) if f.name == "kind"
-               else rows.column(f.name).cast(f.type) if f.name in rows.column_names
-               else pa.nulls(n, type=f.type) for f in schema]
-    return pa.table(columns, schema=schema)
+    head = pa.table([column(wire, f) for f in fields], schema=schema)
+    tail = pa.table([pa.array([kind] * n, type=f.type) if f.name == "kind" else column(rows, f) for f in fields],
+                    schema=schema)
+    return pa.concat_tables([head, tail])
 
 
 def build_wire(
@@ -143,15 +164,22 @@ def build_wire(
 ) -> DataFrame:
     """The wire DataFrame for one ``assign_partitions`` call (see the module docstring).
 
-    ``owned_partitions`` is on the wire only if ``subscriptions`` has it,
-    ``replica_racks`` only for a rack-aware strategy whose metadata has it, and
-    ``weight`` only with ``weights`` (see :func:`.inputs.weights_frame`); the
-    worker reads an absent column as all nulls. ``topic_counts``: ``topics``
+    A column of :data:`OPTIONAL_COLUMNS` is on the wire only if some row can
+    hold a value: ``owned_partitions``, ``rack``, ``group_instance_id`` and
+    ``generation`` if ``subscriptions`` (or, for the last two, ``previous``)
+    has them, ``status`` if ``previous`` has it, ``replica_racks`` only for a
+    rack-aware strategy whose metadata has it, ``weight`` only with
+    ``weights`` (see :func:`.inputs.weights_frame`), ``partition`` with
+    either of those two; the worker reads an absent column as all nulls. ``topic_counts``: ``topics``
     as the dict it was made from (see :func:`with_topic_metadata`).
     """
     racks: Union[bool, DataFrame] = with_racks and "replica_racks" in topics.columns
+    given = set(subscriptions.columns) | set(previous.columns if previous is not None else ())
     present = {"owned_partitions": "owned_partitions" in subscriptions.columns, "replica_racks": racks,
-               "weight": weights is not None}
+               "weight": weights is not None, "group_instance_id": "group_instance_id" in given,
+               "rack": "rack" in subscriptions.columns, "generation": "generation" in given,
+               "status": previous is not None and "status" in previous.columns,
+               "partition": previous is not None or weights is not None}
     skip = {name for name in OPTIONAL_COLUMNS if not present[name]}
     keys = ["group_id", "topic"] if "group_id" in topics.columns else ["topic"]
     subs = subscriptions.select(*[c.alias(n) for n, c in columns.items()])

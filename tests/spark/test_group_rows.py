@@ -13,7 +13,7 @@ import pytest
 
 from spark_assign.core import Member, assign
 from spark_assign.errors import InvalidInputError
-from spark_assign.spark.wire import WIRE_COLUMNS
+from spark_assign.spark.wire import KIND_PREVIOUS, OPTIONAL_COLUMNS, WIRE_COLUMNS, append_rows
 from spark_assign.spark.worker import assign_batches
 
 _TYPES = {"string": pa.string(), "tinyint": pa.int8(), "int": pa.int32(), "array<int>": pa.list_(pa.int32()),
@@ -146,14 +146,38 @@ def test_an_earlier_group_is_assigned_before_a_later_group_fails():
         run(rows)
 
 
-def test_the_optional_nested_columns_may_be_absent_from_the_wire():
-    """build_wire leaves out owned_partitions and replica_racks when no row can hold one."""
-    rows = [sub("g", m, t) for m in ("a", "b", "c") for t in TOPICS] + [prev("g", "a", "t0", 1, 2)]
+@pytest.mark.parametrize("with_previous", [False, True])
+def test_the_optional_columns_may_be_absent_from_the_wire(with_previous):
+    """build_wire leaves out every optional column no row can hold a value in (fresh: all of them);
+    the worker reads an absent one as nulls, so the rows are the same."""
+    rows = [sub("g", m, t) for m in ("a", "b", "c") for t in TOPICS]
+    rows += [prev("g", "a", "t0", 1, 2), prev("g", "gone", "t1", 0, 2)] if with_previous else []
     full = pa.Table.from_pydict({n: [r.get(n) for r in rows] for n, _ in WIRE_COLUMNS}, schema=SCHEMA)
-    narrow = full.drop_columns(["owned_partitions", "replica_racks"])
-    got = [pa.Table.from_batches(list(assign_batches(iter(t.to_batches()), "sticky"))).to_pylist()
+    empty = [n for n in OPTIONAL_COLUMNS if full.column(n).null_count == full.num_rows]
+    assert len(empty) == (5 if with_previous else len(OPTIONAL_COLUMNS))
+    narrow = full.drop_columns(empty)
+    got = [pa.Table.from_batches(list(assign_batches(iter(t.to_batches()), "sticky", with_instance=True))).to_pylist()
            for t in (full, narrow)]
     assert got[0] == got[1] and len(got[0]) == sum(TOPICS.values())
+    assert not with_previous or {r["previous_member_id"] for r in got[0]} >= {"a", "gone"}
+
+
+def test_rows_appended_to_a_collected_wire_keep_the_columns_it_left_out():
+    """The state table's small rebalances add previous rows read without Spark to a fresh wire,
+    which has no generation, partition or status column: the rows keep theirs."""
+    subs = [sub("g", m, "t0") for m in ("a", "b")]
+    wire = pa.Table.from_pydict({n: [r.get(n) for r in subs] for n, _ in WIRE_COLUMNS}, schema=SCHEMA)
+    wire = wire.drop_columns(list(OPTIONAL_COLUMNS))
+    previous = pa.table({"group_id": ["g", "g"], "member_id": ["b", "b"], "topic": ["t0", "t0"],
+                         "partition": pa.array([0, 3], pa.int32()), "generation": pa.array([4, 4], pa.int32()),
+                         "status": ["kept", "kept"]})
+    joined = append_rows(wire, previous, KIND_PREVIOUS)
+    assert joined.column("kind").to_pylist() == [0, 0, KIND_PREVIOUS, KIND_PREVIOUS]
+    assert joined.column("partition").to_pylist() == [None, None, 0, 3]
+    assert "weight" not in joined.column_names
+    out = pa.Table.from_batches(list(assign_batches(iter(joined.to_batches()), "sticky"))).to_pylist()
+    assert {r["partition"] for r in out if r["member_id"] == "b"} == {0, 3}
+    assert {r["generation"] for r in out} == {5}
 
 
 # ------------------------------------------------------------------ random fleets against the per-group engine

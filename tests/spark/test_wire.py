@@ -1,0 +1,52 @@
+"""The wire's columns (spark_assign.spark.wire.build_wire): an optional column travels only when
+some row can hold a value in it, and leaving one out changes no result."""
+
+import pytest
+
+from spark_assign.spark.inputs import previous_frame, subscription_columns, topics_frame, weights_frame
+from spark_assign.spark.wire import OPTIONAL_COLUMNS, WIRE_COLUMNS, build_wire
+
+pytestmark = pytest.mark.spark
+
+TOPICS = {"orders": 4, "注文": 2}
+
+
+def wire_columns(subs, previous=None, weights=None):
+    spark = subs.sparkSession
+    columns, _ = subscription_columns(subs)
+    wire = build_wire(subs, columns, topics_frame(spark, TOPICS), previous_frame(spark, previous),
+                      with_racks=False, topic_counts=TOPICS, weights=weights_frame(spark, weights))
+    return wire.columns
+
+
+def test_a_fresh_plain_fleet_ships_no_optional_column(spark):
+    subs = spark.createDataFrame([("g", "c1", "orders"), ("g", "c2", "注文")],
+                                 "group_id string, member_id string, topic string")
+    assert wire_columns(subs) == [n for n, _ in WIRE_COLUMNS if n not in OPTIONAL_COLUMNS]
+
+
+def test_each_optional_column_travels_with_the_input_that_fills_it(spark):
+    subs = spark.createDataFrame([("g", "c1", "orders", "static-1", "rack-a")],
+                                 "group_id string, member_id string, topic string, "
+                                 "group_instance_id string, rack string")
+    assert set(OPTIONAL_COLUMNS) & set(wire_columns(subs)) == {"group_instance_id", "rack"}
+    previous = spark.createDataFrame([("g", "c1", "orders", 0, 3, "kept")],
+                                     "group_id string, member_id string, topic string, partition int, "
+                                     "generation int, status string")
+    assert set(OPTIONAL_COLUMNS) & set(wire_columns(subs.drop("rack"), previous)) == \
+        {"group_instance_id", "generation", "partition", "status"}
+    weights = spark.createDataFrame([("orders", 0, 2.5)], "topic string, partition int, weight double")
+    assert set(OPTIONAL_COLUMNS) & set(wire_columns(subs.select("group_id", "member_id", "topic"),
+                                                    weights=weights)) == {"partition", "weight"}
+
+
+def test_results_are_the_same_with_and_without_the_optional_columns(spark):
+    """The same fleet given with its optional columns all null, and without them."""
+    plain = spark.createDataFrame([(f"g{g}", f"c{m}", t) for g in range(3) for m in range(3) for t in TOPICS],
+                                  "group_id string, member_id string, topic string")
+    padded = plain.selectExpr("*", "CAST(NULL AS STRING) AS group_instance_id", "CAST(NULL AS STRING) AS rack",
+                              "CAST(NULL AS INT) AS generation")
+    assert "group_instance_id" in wire_columns(padded)
+    for strategy in ("range", "cooperative-sticky"):
+        rows = [sorted(map(tuple, df.assign_partitions(strategy, topics=TOPICS).collect())) for df in (plain, padded)]
+        assert rows[0] == rows[1] and len(rows[0]) == 3 * sum(TOPICS.values())
