@@ -19,7 +19,7 @@ from ..core import check_topics
 from ..errors import InvalidInputError
 from . import failures
 from .inputs import load_knobs, previous_frame, spark_strategy, subscription_columns, topics_frame, weights_frame
-from .wire import KIND_PREVIOUS, append_rows, build_wire, result_arrow_schema, result_ddl
+from .wire import KIND_PREVIOUS, append_rows, build_wire, counts_travel, result_arrow_schema, result_ddl
 
 __all__ = ["assign_partitions", "assign_frame", "assign_local", "attach"]
 
@@ -121,13 +121,13 @@ def assign_frame(subscriptions: DataFrame, strategy: str, topics: Any, previous:
     failures.install()
     w = _wire(subscriptions, strategy, topics, previous, weights, max_count_skew, min_improvement)
     n = num_partitions or int(cast(str, subscriptions.sparkSession.conf.get("spark.sql.shuffle.partitions")))
-    name, has_group, options, weighed = w.strategy, w.has_group, w.options, w.with_weight
+    name, has_group, options, weighed, counts = w.strategy, w.has_group, w.options, w.with_weight, w.topic_counts
 
     def run(batches):
         from spark_assign.spark.worker import assign_batches
 
         return assign_batches(batches, name, group_column=has_group, with_instance=with_instance,
-                              options=options, with_weight=weighed)
+                              options=options, with_weight=weighed, topic_counts=counts)
 
     # Sorted by group only: the worker needs a group's rows together, not its row kinds in order
     # (it tells them apart by ``kind``), and a second sort key costs every tie a full comparison
@@ -161,19 +161,22 @@ def assign_local(subscriptions: DataFrame, strategy: str, topics: Any, previous:
         return schema.empty_table()
     table = table.sort_by([("group_id", "ascending")])
     batches = list(assign_batches(iter(table.combine_chunks().to_batches()), w.strategy, group_column=w.has_group,
-                                  with_instance=with_instance, options=w.options, with_weight=w.with_weight))
+                                  with_instance=with_instance, options=w.options, with_weight=w.with_weight,
+                                  topic_counts=w.topic_counts))
     return pa.Table.from_batches(batches, schema=schema)
 
 
 class _Wire(NamedTuple):
     """One assignment's wire (see :mod:`.wire`) and how to run it: the strategy's name, whether the
-    subscriptions have ``group_id``, the engine options and whether weights travel."""
+    subscriptions have ``group_id``, the engine options, whether weights travel, and the topic
+    counts when they travel with the job rather than on the wire (:func:`.wire.counts_travel`)."""
 
     wire: DataFrame
     strategy: str
     has_group: bool
     options: Dict[str, Any]
     with_weight: bool
+    topic_counts: Optional[Dict[str, int]]
 
 
 def _wire(subscriptions: DataFrame, strategy: str, topics: Any, previous: Any, weights: Any = None,
@@ -197,7 +200,8 @@ def _wire(subscriptions: DataFrame, strategy: str, topics: Any, previous: Any, w
                                 "weights without group_id", column="group_id")
     wire = build_wire(subscriptions, columns, topic_df, prev_df, with_racks=chosen.rack_aware,
                       topic_counts=counts, weights=weight_df)
-    return _Wire(wire, chosen.name, has_group, options, weight_df is not None)
+    return _Wire(wire, chosen.name, has_group, options, weight_df is not None,
+                 counts if counts_travel(topic_df, counts) else None)
 
 
 def attach() -> None:

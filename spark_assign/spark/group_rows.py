@@ -51,8 +51,8 @@ from ..core import GroupBatch
 from ..core.keys import run_positions
 from ..core.model import NO_GENERATION
 from ..core.weights import rejected_weight_rows, weights_from_rows
-from ..errors import InvalidInputError
-from .wire import KIND_PREVIOUS, KIND_RACKS, KIND_WEIGHTS, wire_column
+from ..errors import InvalidInputError, SchemaError
+from .wire import KIND_PREVIOUS, KIND_RACKS, KIND_SUBSCRIPTION, KIND_WEIGHTS, wire_column
 
 __all__ = ["WireBatch", "MISSING"]
 
@@ -121,7 +121,7 @@ class WireBatch:
     (``pending_off``). ``new_generation`` is each group's new generation.
     """
 
-    def __init__(self, batch: pa.RecordBatch) -> None:
+    def __init__(self, batch: pa.RecordBatch, topic_counts: Optional[Mapping[str, int]] = None) -> None:
         def col(name: str) -> pa.Array:
             return wire_column(batch, name)
 
@@ -135,9 +135,12 @@ class WireBatch:
         self.revoked = np.zeros(self.n, dtype=bool) if status.null_count == self.n else \
             np.asarray(pc.equal(status, "revoked").fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
         self.generation = _ints(col("generation"))
-        self.num_partitions = _ints(col("num_partitions"))
         self.partition = _ints(col("partition"))
-        self.metadata_rows = _ints(col("metadata_rows"))
+        if "num_partitions" in batch.schema.names:
+            self.num_partitions = _ints(col("num_partitions"))
+            self.metadata_rows = _ints(col("metadata_rows"))
+        else:
+            self.num_partitions, self.metadata_rows = self._metadata_of(topic_counts)
         owned = col("owned_partitions")
         self.owned_null = np.asarray(owned.is_null().to_numpy(zero_copy_only=False), dtype=bool)
         self.owned_offsets = np.asarray(owned.offsets, dtype=np.int64)
@@ -154,6 +157,16 @@ class WireBatch:
         self._subscriptions()
         self._previous()
         self._racks()
+
+    def _metadata_of(self, topic_counts: Optional[Mapping[str, int]]) -> Tuple[np.ndarray, np.ndarray]:
+        """``num_partitions`` and ``metadata_rows`` of the subscription rows, as the wire would carry
+        them, from the counts that travel with the job (see :func:`.wire.counts_travel`): one
+        lookup per distinct topic name. Other rows, and unknown topics, get ``MISSING``."""
+        if topic_counts is None:
+            raise SchemaError("the wire has no num_partitions column and no topic_counts came with the call")
+        by_code = np.array([topic_counts.get(t, MISSING) for t in self.topic_names] + [MISSING], dtype=np.int64)
+        counts = np.where(self.kind == KIND_SUBSCRIPTION, by_code[self.topic], MISSING)   # code -1: the last
+        return counts, np.where(counts == MISSING, MISSING, 1)
 
     # ------------------------------------------------------------------ indexing, once per batch
 

@@ -3,7 +3,9 @@
 All inputs of a group travel together as rows of one "wire" DataFrame:
 
 * kind 0, subscriptions: one row per member and topic, with the topic's
-  partition count joined from the metadata (null for unknown topics);
+  partition count joined from the metadata (null for unknown topics), unless
+  the topics are a dict: then the counts travel with the job and the worker
+  looks them up (:func:`counts_travel`);
 * kind 1, previous rows: one row per partition of earlier generations (the
   worker keeps the latest generation of the group);
 * kind 2, replica racks: one row per subscribed topic of the group whose
@@ -35,7 +37,8 @@ from .inputs import ARROW_TYPES
 
 __all__ = ["KIND_SUBSCRIPTION", "KIND_PREVIOUS", "KIND_RACKS", "KIND_WEIGHTS", "WIRE_DDL", "WIRE_SCHEMA",
            "OPTIONAL_COLUMNS", "wire_column",
-           "result_columns", "result_ddl", "result_arrow_schema", "with_topic_metadata", "append_rows", "build_wire"]
+           "result_columns", "result_ddl", "result_arrow_schema", "with_topic_metadata", "counts_travel", "append_rows",
+           "build_wire"]
 
 KIND_SUBSCRIPTION, KIND_PREVIOUS, KIND_RACKS, KIND_WEIGHTS = 0, 1, 2, 3
 
@@ -133,6 +136,15 @@ def with_topic_metadata(rows: DataFrame, topics: DataFrame, counts: Optional[Map
     return rows.join(meta if "group_id" in topics.columns else F.broadcast(meta), on=keys, how="left")
 
 
+def counts_travel(topics: DataFrame, topic_counts: Optional[Mapping[str, int]]) -> bool:
+    """Whether the topic metadata travels with the job rather than on the wire's rows: topics
+    given as a dict (``topic_counts``, the same for every group). The wire then has no
+    ``num_partitions`` or ``metadata_rows`` column, and the caller hands ``topic_counts`` to
+    the worker (:func:`.worker.assign_batches`), which looks each row's topic up once per
+    distinct name instead of Spark looking it up row by row."""
+    return topic_counts is not None and "group_id" not in topics.columns
+
+
 def append_rows(wire: pa.Table, rows: pa.Table, kind: int) -> pa.Table:
     """``wire`` (a wire Spark collected) followed by ``rows`` (an Arrow table with some wire
     columns) as wire rows of ``kind``: how rows read on the driver join a wire built by Spark.
@@ -170,8 +182,10 @@ def build_wire(
     has them, ``status`` if ``previous`` has it, ``replica_racks`` only for a
     rack-aware strategy whose metadata has it, ``weight`` only with
     ``weights`` (see :func:`.inputs.weights_frame`), ``partition`` with
-    either of those two; the worker reads an absent column as all nulls. ``topic_counts``: ``topics``
-    as the dict it was made from (see :func:`with_topic_metadata`).
+    ``previous`` or ``weights``; the worker reads an absent column as all
+    nulls. ``topic_counts``: ``topics`` as the dict it was made from; then
+    the counts travel with the job (:func:`counts_travel`) and the wire has
+    no ``num_partitions`` or ``metadata_rows``.
     """
     racks: Union[bool, DataFrame] = with_racks and "replica_racks" in topics.columns
     given = set(subscriptions.columns) | set(previous.columns if previous is not None else ())
@@ -183,14 +197,14 @@ def build_wire(
     skip = {name for name in OPTIONAL_COLUMNS if not present[name]}
     keys = ["group_id", "topic"] if "group_id" in topics.columns else ["topic"]
     subs = subscriptions.select(*[c.alias(n) for n, c in columns.items()])
-    # One metadata row per topic: a duplicated topic is reported by the worker, not joined twice.
-    joined = with_topic_metadata(subs, topics, topic_counts)
-    parts = [_select(joined, skip=skip, values={
-        **{n: F.col(n) for n in columns},
-        "kind": F.lit(KIND_SUBSCRIPTION),
-        "num_partitions": F.col("_num_partitions"),
-        "metadata_rows": F.col("_metadata_rows"),
-    })]
+    values = {n: F.col(n) for n in columns} | {"kind": F.lit(KIND_SUBSCRIPTION)}
+    if counts_travel(topics, topic_counts):
+        skip |= {"num_partitions", "metadata_rows"}
+        joined = subs
+    else:   # one metadata row per topic: a duplicated topic is reported by the worker, not joined twice
+        joined = with_topic_metadata(subs, topics, topic_counts)
+        values |= {"num_partitions": F.col("_num_partitions"), "metadata_rows": F.col("_metadata_rows")}
+    parts = [_select(joined, values, skip)]
     if previous is not None:
         prev_cols: Dict[str, Column]
         prev_cols = {n: F.col(n) for n in ("group_id", "member_id", "topic", "generation", "partition")

@@ -49,8 +49,8 @@ _STATUS = pa.array(STATUS_NAMES, type=pa.string())
 
 def assign_batches(batches: Iterator[pa.RecordBatch], strategy: str, group_column: bool = True,
                    with_instance: bool = False, chunk_rows: int = CHUNK_ROWS,
-                   options: Optional[Mapping[str, Any]] = None, with_weight: bool = False
-                   ) -> Iterator[pa.RecordBatch]:
+                   options: Optional[Mapping[str, Any]] = None, with_weight: bool = False,
+                   topic_counts: Optional[Mapping[str, int]] = None) -> Iterator[pa.RecordBatch]:
     """Assign every group in ``batches`` (sorted by group; a group may span batches).
 
     Example::
@@ -74,9 +74,13 @@ def assign_batches(batches: Iterator[pa.RecordBatch], strategy: str, group_colum
         come from its weight rows).
     with_weight:
         Add each partition's ``weight`` (1.0 in a group without weight rows).
+    topic_counts:
+        ``{topic: partitions}`` for every group, when the wire has no ``num_partitions``
+        column (topics given as a dict travel with the job: :func:`.wire.counts_travel`).
     """
     for chunk in whole_groups(batches, chunk_rows):
-        done = assign_chunk(WireBatch(chunk), strategy, group_column, with_instance, options, with_weight)
+        done = assign_chunk(WireBatch(chunk, topic_counts), strategy, group_column, with_instance, options,
+                            with_weight)
         if done is not None:
             yield done
 

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pytest
 
 from spark_assign.core import Member, assign
-from spark_assign.errors import InvalidInputError
+from spark_assign.errors import InvalidInputError, SchemaError
 from spark_assign.spark.wire import KIND_PREVIOUS, OPTIONAL_COLUMNS, WIRE_COLUMNS, append_rows
 from spark_assign.spark.worker import assign_batches
 
@@ -160,6 +160,22 @@ def test_the_optional_columns_may_be_absent_from_the_wire(with_previous):
            for t in (full, narrow)]
     assert got[0] == got[1] and len(got[0]) == sum(TOPICS.values())
     assert not with_previous or {r["previous_member_id"] for r in got[0]} >= {"a", "gone"}
+
+
+def test_topic_counts_may_travel_with_the_call_instead_of_on_the_rows():
+    """Topics given as a dict: the wire has no num_partitions or metadata_rows, the worker looks the
+    counts up (an unknown topic gets none, as a null count on the row would)."""
+    rows = [sub(g, m, t) for g in ("g1", "g2") for m in ("a", "b") for t in TOPICS] + \
+        [sub("g2", "a", "missing")] + [prev("g1", "a", "t2", 4, 3), weight("g2", "t0", 1, 2.5)]
+    full = pa.Table.from_pydict({n: [r.get(n) for r in rows] for n, _ in WIRE_COLUMNS}, schema=SCHEMA)
+    lean = full.drop_columns(["num_partitions", "metadata_rows"])
+    for strategy in ("range", "sticky", "load-aware"):
+        expected = pa.Table.from_batches(list(assign_batches(iter(full.to_batches()), strategy))).to_pylist()
+        got = pa.Table.from_batches(list(assign_batches(iter(lean.to_batches(max_chunksize=5)), strategy,
+                                                        topic_counts=TOPICS))).to_pylist()
+        assert got == expected and len(got) == 2 * sum(TOPICS.values())
+    with pytest.raises(SchemaError, match="num_partitions"):
+        list(assign_batches(iter(lean.to_batches()), "range"))
 
 
 def test_rows_appended_to_a_collected_wire_keep_the_columns_it_left_out():

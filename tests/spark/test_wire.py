@@ -11,18 +11,23 @@ pytestmark = pytest.mark.spark
 TOPICS = {"orders": 4, "注文": 2}
 
 
-def wire_columns(subs, previous=None, weights=None):
+def wire_columns(subs, previous=None, weights=None, topics=TOPICS):
     spark = subs.sparkSession
     columns, _ = subscription_columns(subs)
-    wire = build_wire(subs, columns, topics_frame(spark, TOPICS), previous_frame(spark, previous),
-                      with_racks=False, topic_counts=TOPICS, weights=weights_frame(spark, weights))
+    counts = topics if isinstance(topics, dict) else None
+    wire = build_wire(subs, columns, topics_frame(spark, topics), previous_frame(spark, previous),
+                      with_racks=False, topic_counts=counts, weights=weights_frame(spark, weights))
     return wire.columns
 
 
 def test_a_fresh_plain_fleet_ships_no_optional_column(spark):
     subs = spark.createDataFrame([("g", "c1", "orders"), ("g", "c2", "注文")],
                                  "group_id string, member_id string, topic string")
-    assert wire_columns(subs) == [n for n, _ in WIRE_COLUMNS if n not in OPTIONAL_COLUMNS]
+    lean = [n for n, _ in WIRE_COLUMNS if n not in OPTIONAL_COLUMNS]
+    # Topics as a dict: their counts travel with the job, not on every row.
+    assert wire_columns(subs) == [n for n in lean if n not in ("num_partitions", "metadata_rows")]
+    topics = spark.createDataFrame(list(TOPICS.items()), "topic string, num_partitions int")
+    assert wire_columns(subs, topics=topics) == lean
 
 
 def test_each_optional_column_travels_with_the_input_that_fills_it(spark):
@@ -41,12 +46,15 @@ def test_each_optional_column_travels_with_the_input_that_fills_it(spark):
 
 
 def test_results_are_the_same_with_and_without_the_optional_columns(spark):
-    """The same fleet given with its optional columns all null, and without them."""
+    """The same fleet given with its optional columns all null, and without them; topics as a
+    dict (counts travel with the job) and as a DataFrame (on the rows)."""
     plain = spark.createDataFrame([(f"g{g}", f"c{m}", t) for g in range(3) for m in range(3) for t in TOPICS],
                                   "group_id string, member_id string, topic string")
     padded = plain.selectExpr("*", "CAST(NULL AS STRING) AS group_instance_id", "CAST(NULL AS STRING) AS rack",
                               "CAST(NULL AS INT) AS generation")
     assert "group_instance_id" in wire_columns(padded)
+    frame = spark.createDataFrame(list(TOPICS.items()), "topic string, num_partitions int")
     for strategy in ("range", "cooperative-sticky"):
-        rows = [sorted(map(tuple, df.assign_partitions(strategy, topics=TOPICS).collect())) for df in (plain, padded)]
-        assert rows[0] == rows[1] and len(rows[0]) == 3 * sum(TOPICS.values())
+        rows = [sorted(map(tuple, df.assign_partitions(strategy, topics=topics).collect()))
+                for df, topics in ((plain, TOPICS), (padded, TOPICS), (plain, frame))]
+        assert rows[0] == rows[1] == rows[2] and len(rows[0]) == 3 * sum(TOPICS.values())
