@@ -48,7 +48,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -83,9 +83,12 @@ def subscriptions(spark, groups: int, members: int, topics: int):
 # ------------------------------------------------------------------ the echo: the same pass, no assigning
 
 
-def echo_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+def echo_batches(batches: Iterator[pa.RecordBatch], counts: Optional[Dict[str, int]] = None
+                 ) -> Iterator[pa.RecordBatch]:
     """One row per partition of each (group, topic) of the subscription rows (kind 0), owned by
-    the pair's first member: the assignment's rows and columns, without assigning."""
+    the pair's first member: the assignment's rows and columns, without assigning. ``counts``:
+    topics given as a dict, which travel with the job (the wire has no ``num_partitions``): each
+    distinct topic name is looked up once, as the worker does."""
     for batch in batches:
         kind = batch.column("kind").to_numpy(zero_copy_only=False)
         rows = np.flatnonzero(kind == 0)
@@ -97,8 +100,12 @@ def echo_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         t = np.asarray(topic.indices.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)[rows]
         _, first = np.unique(g * (len(topic.dictionary) + 1) + t, return_index=True)
         first = rows[np.sort(first)]
-        n = np.asarray(batch.column("num_partitions").fill_null(0).to_numpy(zero_copy_only=False),
-                       dtype=np.int64)[first]
+        if counts is None:
+            n = np.asarray(batch.column("num_partitions").fill_null(0).to_numpy(zero_copy_only=False),
+                           dtype=np.int64)[first]
+        else:
+            by_code = np.array([counts.get(name, 0) for name in topic.dictionary.to_pylist()] + [0], dtype=np.int64)
+            n = by_code[np.asarray(topic.indices.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)[first]]
         at = pa.array(np.repeat(first, n))
         partition = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
         yield pa.RecordBatch.from_arrays([
@@ -112,15 +119,18 @@ def echo_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
 def echo_pass(subs, topics, previous=None):
     """The assignment's pass (the same wire, shuffle and sort) with :func:`echo_batches` instead of the engine."""
     from spark_assign.spark.inputs import previous_frame, subscription_columns, topics_frame
-    from spark_assign.spark.wire import build_wire
+    from spark_assign.spark.wire import build_wire, counts_travel
 
     spark = subs.sparkSession
     columns, _ = subscription_columns(subs)
     counts = topics if isinstance(topics, dict) else None
-    wire = build_wire(subs, columns, topics_frame(spark, topics), previous_frame(spark, previous),
+    topic_df = topics_frame(spark, topics)
+    wire = build_wire(subs, columns, topic_df, previous_frame(spark, previous),
                       with_racks=False, topic_counts=counts)
     n = int(spark.conf.get("spark.sql.shuffle.partitions"))
-    return wire.repartition(n, "group_id").sortWithinPartitions("group_id").mapInArrow(echo_batches, OUT)
+    travel = counts if counts_travel(topic_df, counts) else None
+    return wire.repartition(n, "group_id").sortWithinPartitions("group_id").mapInArrow(
+        lambda batches: echo_batches(batches, travel), OUT)
 
 
 # ------------------------------------------------------------------ timing

@@ -93,7 +93,8 @@ def result_arrow_schema(with_instance: bool = False, with_weight: bool = False) 
 #: nulls. Spark's Arrow transfer of a null nested column costs about as much as the rest of the wire
 #: together (measured: an identity ``mapInArrow`` over 500k rows took 5.5 s with both nested ones,
 #: 0.9 s without), and every null scalar column still costs its slot in the shuffle and a buffer in
-#: the Arrow batches (about 4% of a weighted fleet's fresh job for the four below).
+#: the Arrow batches (with :func:`counts_travel`, leaving the scalar ones out took 11% off a plain
+#: 10,000-group fresh job and 15% off one with weights: docs/performance.md).
 OPTIONAL_COLUMNS = ("owned_partitions", "replica_racks", "weight",
                     "group_instance_id", "rack", "generation", "status", "partition")
 
