@@ -284,6 +284,8 @@ def million_rows(groups: int = 1_000_000, steps: str = "all") -> List[dict]:
     """The ``--million`` steps: ``assign_partitions`` here, the state table's two steps each in a
     process of its own (a step's driver peak is then its own, not memory kept from the step
     before: the first generation's is, in one process)."""
+    import spark_assign  # noqa: F401  (adds DataFrame.assign_partitions)
+
     rows = []
     if steps in ("all", "assign"):
         spark = session(memory="8g")
