@@ -64,9 +64,9 @@ WIRE_DDL = ", ".join(f"{n} {t}" for n, t in WIRE_COLUMNS)
 WIRE_SCHEMA = pa.schema([pa.field(n, ARROW_TYPES[t]) for n, t in WIRE_COLUMNS])
 
 
-def wire_column(batch: pa.RecordBatch, name: str) -> pa.Array:
-    """Column ``name`` of a batch of wire rows; one the wire left out (:data:`OPTIONAL_COLUMNS`)
-    as all nulls of its type."""
+def wire_column(batch: Union[pa.RecordBatch, pa.Table], name: str) -> Union[pa.Array, pa.ChunkedArray]:
+    """Column ``name`` of a batch (or table) of wire rows; one the wire left out
+    (:data:`OPTIONAL_COLUMNS`) as all nulls of its type."""
     if name in batch.schema.names:
         return batch.column(name)
     return pa.nulls(batch.num_rows, WIRE_SCHEMA.field(name).type)
@@ -153,16 +153,10 @@ def append_rows(wire: pa.Table, rows: pa.Table, kind: int) -> pa.Table:
     the wire left out (:data:`OPTIONAL_COLUMNS`) keep it."""
     fields = [f for f in WIRE_SCHEMA if f.name in wire.column_names or f.name in rows.column_names]
     schema = pa.schema(fields)
-
-    def column(table: pa.Table, f: pa.Field) -> pa.Array:
-        if f.name in table.column_names:
-            return table.column(f.name).cast(f.type)
-        return pa.nulls(table.num_rows, type=f.type)
-
     n = rows.num_rows
-    head = pa.table([column(wire, f) for f in fields], schema=schema)
-    tail = pa.table([pa.array([kind] * n, type=f.type) if f.name == "kind" else column(rows, f) for f in fields],
-                    schema=schema)
+    head = pa.table([wire_column(wire, f.name).cast(f.type) for f in fields], schema=schema)
+    tail = pa.table([pa.array([kind] * n, type=f.type) if f.name == "kind" else wire_column(rows, f.name).cast(f.type)
+                     for f in fields], schema=schema)
     return pa.concat_tables([head, tail])
 
 
