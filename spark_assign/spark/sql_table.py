@@ -39,7 +39,7 @@ from ..schema import RESULT_COLUMNS
 from ..core.keys import run_positions
 from ..core.weights import weights_from_rows
 from .inputs import ARROW_TYPES, checked_int_sql, load_knobs, spark_strategy, type_matches
-from .wire import KIND_RACKS, KIND_SUBSCRIPTION, KIND_WEIGHTS, WIRE_COLUMNS, WIRE_SCHEMA
+from .wire import KIND_RACKS, KIND_SUBSCRIPTION, KIND_WEIGHTS, WIRE_COLUMNS, WIRE_SCHEMA, wire_batch
 
 if TYPE_CHECKING:
     from types import FrameType
@@ -348,16 +348,9 @@ def _wire(batch: pa.RecordBatch, with_racks: bool, group: Any) -> pa.RecordBatch
     """``batch`` as wire rows: one subscription row each, plus one replica-racks row per topic."""
     n = batch.num_rows
     present = set(batch.schema.names)
-    arrays = []
-    for name, kind in WIRE_COLUMNS:
-        arrow_type = ARROW_TYPES[kind]
-        if name == "kind":
-            arrays.append(pa.array(np.full(n, KIND_SUBSCRIPTION, dtype=np.int8)))
-        elif name in present and name != "replica_racks":
-            arrays.append(batch.column(name).cast(arrow_type))
-        else:
-            arrays.append(pa.nulls(n, arrow_type))
-    subscriptions = pa.RecordBatch.from_arrays(arrays, schema=WIRE_SCHEMA)
+    given = {name: batch.column(name) for name, _ in WIRE_COLUMNS if name in present and name != "replica_racks"}
+    given["kind"] = pa.array(np.full(n, KIND_SUBSCRIPTION, dtype=np.int8))
+    subscriptions = wire_batch(given, n)
     if not with_racks or "replica_racks" not in present or batch.column("replica_racks").null_count == n:
         return subscriptions
     racks = _per_topic(batch, "replica_racks", group)
@@ -365,10 +358,8 @@ def _wire(batch: pa.RecordBatch, with_racks: bool, group: Any) -> pa.RecordBatch
     values = {"group_id": pa.array([group] * m, pa.string()),
               "kind": pa.array(np.full(m, KIND_RACKS, dtype=np.int8)),
               "topic": pa.array(list(racks), pa.string()),
-              "replica_racks": pa.array(list(racks.values()), ARROW_TYPES["array<array<string>>"])}
-    rack_rows = pa.RecordBatch.from_arrays(
-        [values.get(name, pa.nulls(m, ARROW_TYPES[kind])) for name, kind in WIRE_COLUMNS], schema=WIRE_SCHEMA)
-    return pa.concat_batches([subscriptions, rack_rows])
+              "replica_racks": pa.array(list(racks.values()), WIRE_SCHEMA.field("replica_racks").type)}
+    return pa.concat_batches([subscriptions, wire_batch(values, m)])
 
 
 def _per_topic(batch: pa.RecordBatch, column: str, group: Any) -> Dict[str, Any]:
@@ -441,8 +432,7 @@ def _weight_rows(batch: pa.RecordBatch, group: Any) -> pa.RecordBatch:
                                                        pa.array(names, pa.string())).cast(pa.string()),
                "partition": pa.array(partition.astype(np.int32)),
                "weight": pa.array(weight, mask=null)}
-    return pa.RecordBatch.from_arrays(
-        [columns.get(name, pa.nulls(m, ARROW_TYPES[kind])) for name, kind in WIRE_COLUMNS], schema=WIRE_SCHEMA)
+    return wire_batch(columns, m)
 
 
 def _topic_counts(batch: pa.RecordBatch) -> Dict[str, Optional[int]]:

@@ -37,7 +37,7 @@ from .inputs import ARROW_TYPES
 
 __all__ = ["KIND_SUBSCRIPTION", "KIND_PREVIOUS", "KIND_RACKS", "KIND_WEIGHTS", "WIRE_DDL", "WIRE_SCHEMA",
            "OPTIONAL_COLUMNS", "wire_column",
-           "result_columns", "result_ddl", "result_arrow_schema", "with_topic_metadata", "counts_travel", "append_rows",
+           "result_columns", "result_ddl", "result_arrow_schema", "with_topic_metadata", "counts_travel", "append_rows", "wire_batch",
            "build_wire"]
 
 KIND_SUBSCRIPTION, KIND_PREVIOUS, KIND_RACKS, KIND_WEIGHTS = 0, 1, 2, 3
@@ -70,6 +70,14 @@ def wire_column(batch: Union[pa.RecordBatch, pa.Table], name: str) -> Union[pa.A
     if name in batch.schema.names:
         return batch.column(name)
     return pa.nulls(batch.num_rows, WIRE_SCHEMA.field(name).type)
+
+
+def wire_batch(columns: Mapping[str, pa.Array], num_rows: int) -> pa.RecordBatch:
+    """A batch of ``num_rows`` wire rows with every wire column: those in ``columns`` cast to
+    their wire type, the others all nulls (how the SQL table functions lay out their rows)."""
+    return pa.RecordBatch.from_arrays(
+        [columns[f.name].cast(f.type) if f.name in columns else pa.nulls(num_rows, f.type) for f in WIRE_SCHEMA],
+        schema=WIRE_SCHEMA)
 
 
 def result_columns(with_instance: bool = False, with_weight: bool = False) -> List[Tuple[str, str]]:

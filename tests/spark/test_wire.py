@@ -1,10 +1,11 @@
 """The wire's columns (spark_assign.spark.wire.build_wire): an optional column travels only when
 some row can hold a value in it, and leaving one out changes no result."""
 
+import pyarrow as pa
 import pytest
 
 from spark_assign.spark.inputs import previous_frame, subscription_columns, topics_frame, weights_frame
-from spark_assign.spark.wire import OPTIONAL_COLUMNS, WIRE_COLUMNS, build_wire
+from spark_assign.spark.wire import OPTIONAL_COLUMNS, WIRE_COLUMNS, WIRE_SCHEMA, build_wire, wire_batch
 
 pytestmark = pytest.mark.spark
 
@@ -58,3 +59,12 @@ def test_results_are_the_same_with_and_without_the_optional_columns(spark):
         rows = [sorted(map(tuple, df.assign_partitions(strategy, topics=topics).collect()))
                 for df, topics in ((plain, TOPICS), (padded, TOPICS), (plain, frame))]
         assert rows[0] == rows[1] == rows[2] and len(rows[0]) == 3 * sum(TOPICS.values())
+
+
+def test_wire_batch_lays_rows_out_in_the_wire_schema():
+    """The SQL table functions' rows: given columns cast to their wire type, the rest null."""
+    rows = wire_batch({"group_id": pa.array(["g", "グループ"]), "kind": pa.array([0, 0], pa.int64()),
+                       "partition": pa.array([3, None], pa.int64())}, 2)
+    assert rows.schema == WIRE_SCHEMA
+    assert rows.column("kind").to_pylist() == [0, 0] and rows.column("partition").to_pylist() == [3, None]
+    assert rows.column("replica_racks").null_count == 2 and rows.column("member_id").null_count == 2
