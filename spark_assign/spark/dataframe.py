@@ -19,7 +19,7 @@ from ..core import check_topics
 from ..errors import InvalidInputError
 from . import failures
 from .inputs import load_knobs, previous_frame, spark_strategy, subscription_columns, topics_frame, weights_frame
-from .wire import KIND_PREVIOUS, append_rows, build_wire, counts_travel, result_arrow_schema, result_ddl
+from .wire import KIND_PREVIOUS, append_rows, build_wire, counts_travel, result_arrow_schema, result_ddl, weights_travel
 
 __all__ = ["assign_partitions", "assign_frame", "assign_local", "attach"]
 
@@ -79,7 +79,8 @@ def assign_partitions(
     weights:
         Per-partition weights (lag, bytes/s): a DataFrame ``(topic, partition,
         weight)``, optionally with ``group_id`` (without it a topic's weights
-        apply to every group), or a dict ``{topic: [weight of p0, p1, ...]}``.
+        apply to every group), or a dict ``{topic: [weight of p0, p1, ...]}``
+        (shipped once with the job; each group reads its topics' rows).
         A partition without a weight gets the mean of its group's weights (1.0
         when the group has none). Given, the result has a ``weight`` column;
         strategies that do not balance weights check them and ignore them.
@@ -122,12 +123,13 @@ def assign_frame(subscriptions: DataFrame, strategy: str, topics: Any, previous:
     w = _wire(subscriptions, strategy, topics, previous, weights, max_count_skew, min_improvement)
     n = num_partitions or int(cast(str, subscriptions.sparkSession.conf.get("spark.sql.shuffle.partitions")))
     name, has_group, options, weighed, counts = w.strategy, w.has_group, w.options, w.with_weight, w.topic_counts
+    shared = w.weights
 
     def run(batches):
         from spark_assign.spark.worker import assign_batches
 
         return assign_batches(batches, name, group_column=has_group, with_instance=with_instance,
-                              options=options, with_weight=weighed, topic_counts=counts)
+                              options=options, with_weight=weighed, topic_counts=counts, weights=shared)
 
     # Sorted by group only: the worker needs a group's rows together, not its row kinds in order
     # (it tells them apart by ``kind``), and a second sort key costs every tie a full comparison
@@ -162,14 +164,15 @@ def assign_local(subscriptions: DataFrame, strategy: str, topics: Any, previous:
     table = table.sort_by([("group_id", "ascending")])
     batches = list(assign_batches(iter(table.combine_chunks().to_batches()), w.strategy, group_column=w.has_group,
                                   with_instance=with_instance, options=w.options, with_weight=w.with_weight,
-                                  topic_counts=w.topic_counts))
+                                  topic_counts=w.topic_counts, weights=w.weights))
     return pa.Table.from_batches(batches, schema=schema)
 
 
 class _Wire(NamedTuple):
     """One assignment's wire (see :mod:`.wire`) and how to run it: the strategy's name, whether the
-    subscriptions have ``group_id``, the engine options, whether weights travel, and the topic
-    counts when they travel with the job rather than on the wire (:func:`.wire.counts_travel`)."""
+    subscriptions have ``group_id``, the engine options, whether the result has a ``weight``
+    column, and what travels with the job rather than on the wire: the topic counts
+    (:func:`.wire.counts_travel`) and a dict's weight rows (:func:`.wire.weights_travel`)."""
 
     wire: DataFrame
     strategy: str
@@ -177,6 +180,7 @@ class _Wire(NamedTuple):
     options: Dict[str, Any]
     with_weight: bool
     topic_counts: Optional[Dict[str, int]]
+    weights: Optional[pa.Table]
 
 
 def _wire(subscriptions: DataFrame, strategy: str, topics: Any, previous: Any, weights: Any = None,
@@ -194,14 +198,15 @@ def _wire(subscriptions: DataFrame, strategy: str, topics: Any, previous: Any, w
     counts = check_topics(topics) if isinstance(topics, Mapping) else None   # the engine's own check
     topic_df = topics_frame(spark, topics if counts is None else counts)
     prev_df = previous_frame(spark, previous)
-    weight_df = weights_frame(spark, weights)
+    travelling = weights_travel(weights)
+    weight_df = weights_frame(spark, weights) if travelling is None else None
     if weight_df is not None and not has_group and "group_id" in weight_df.columns:
         raise InvalidInputError("weights have a group_id column but the subscriptions have none: give both, or "
                                 "weights without group_id", column="group_id")
     wire = build_wire(subscriptions, columns, topic_df, prev_df, with_racks=chosen.rack_aware,
                       topic_counts=counts, weights=weight_df)
-    return _Wire(wire, chosen.name, has_group, options, weight_df is not None,
-                 counts if counts_travel(topic_df, counts) else None)
+    return _Wire(wire, chosen.name, has_group, options, weights is not None,
+                 counts if counts_travel(topic_df, counts) else None, travelling)
 
 
 def attach() -> None:

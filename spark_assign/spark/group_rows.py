@@ -36,11 +36,14 @@ for the whole batch by :func:`~spark_assign.core.weights.rejected_weight_rows`
 error from the one validator, :func:`~spark_assign.core.weights.weights_from_rows`
 (:meth:`WireBatch.group_weights`). The rows reach the engine as they are, as
 segments of the :class:`~spark_assign.core.GroupBatch`; rows of topics the group
-does not subscribe to are ignored.
+does not subscribe to are ignored. Weights given as a dict are not on the wire but
+travel with the job (:class:`SharedWeights`): each group gets the rows of the
+topics it subscribes to, the rows the wire would have carried for it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -54,7 +57,7 @@ from ..core.weights import rejected_weight_rows, weights_from_rows
 from ..errors import InvalidInputError, SchemaError
 from .wire import KIND_PREVIOUS, KIND_RACKS, KIND_SUBSCRIPTION, KIND_WEIGHTS, wire_column
 
-__all__ = ["WireBatch", "MISSING"]
+__all__ = ["WireBatch", "SharedWeights", "MISSING"]
 
 #: Stands for a null in the int64 columns of a :class:`WireBatch`.
 MISSING = np.iinfo(np.int64).min
@@ -108,6 +111,31 @@ def _segments(segment_of: np.ndarray, count: int) -> np.ndarray:
     return np.searchsorted(segment_of, np.arange(count + 1))
 
 
+@dataclass(frozen=True)
+class SharedWeights:
+    """Weight rows every group reads, travelling with the job (:func:`.wire.weights_travel`),
+    decoded once per task: topic ``name``'s rows are ``offsets[index[name]]`` to
+    ``offsets[index[name] + 1]`` of ``partition``, ``weight`` and ``null``."""
+
+    index: Dict[str, int]
+    offsets: np.ndarray
+    partition: np.ndarray
+    weight: np.ndarray
+    null: np.ndarray
+
+    @classmethod
+    def of(cls, table: pa.Table) -> "SharedWeights":
+        """Decode weight rows ``(topic, partition, weight)`` (:func:`.inputs.weight_table`)."""
+        codes, names, _ = _codes(table.column("topic").combine_chunks())
+        order = np.argsort(codes, kind="stable")
+        weight = table.column("weight").combine_chunks()
+        return cls(index={name: i for i, name in enumerate(names)},
+                   offsets=np.searchsorted(codes[order], np.arange(len(names) + 1)),
+                   partition=_ints(table.column("partition").combine_chunks())[order],
+                   weight=np.asarray(weight.fill_null(0.0).to_numpy(zero_copy_only=False), dtype=np.float64)[order],
+                   null=np.asarray(weight.is_null().to_numpy(zero_copy_only=False), dtype=bool)[order])
+
+
 class WireBatch:
     """One Arrow batch of wire rows holding whole groups, decoded and indexed once (see the
     module docstring).
@@ -118,10 +146,13 @@ class WireBatch:
     for it), and likewise its topics (``topic_off``), subscription pairs (``pair_off``),
     claims (``claim_off``: ``owned_partitions``, then rows of the latest previous
     generation), previous owners that left (``prior_off``) and pending transfers
-    (``pending_off``). ``new_generation`` is each group's new generation.
+    (``pending_off``). ``new_generation`` is each group's new generation. Weight rows
+    (``weight_off``) hold each row's group-local topic, partition and weight, whether they
+    came on the wire or with the job (``weights``).
     """
 
-    def __init__(self, batch: pa.RecordBatch, topic_counts: Optional[Mapping[str, int]] = None) -> None:
+    def __init__(self, batch: pa.RecordBatch, topic_counts: Optional[Mapping[str, int]] = None,
+                 weights: Optional[SharedWeights] = None) -> None:
         def col(name: str) -> pa.Array:
             return wire_column(batch, name)
 
@@ -146,14 +177,14 @@ class WireBatch:
         self.owned_offsets = np.asarray(owned.offsets, dtype=np.int64)
         self.owned_values = _ints(owned.values)
         self.replica_racks = col("replica_racks") if "replica_racks" in batch.schema.names else None
-        weight = col("weight")
-        self.weight_null = np.asarray(weight.is_null().to_numpy(zero_copy_only=False), dtype=bool)
-        self.weight = np.asarray(weight.cast(pa.float64()).fill_null(0.0).to_numpy(zero_copy_only=False),
-                                 dtype=np.float64)
         self._groups(col("group_id"))
         self._members()
         self._check_rows()
         self._topics()
+        if weights is None:
+            self._wire_weights(col("weight"))
+        else:
+            self._shared_weights(weights)
         self._subscriptions()
         self._previous()
         self._racks()
@@ -257,11 +288,39 @@ class WireBatch:
         self.topic_count = np.where((counts == MISSING) | self.is_prev[topic_first_row], -1, counts)
         self.topic_of = np.full(self.n, -1, dtype=np.int64)
         self.topic_of[trows] = t_of_trow
-        # Weight rows: their group's topic (group-local; -1 for a topic the group lacks).
-        w = self.weight_rows
-        self.weight_off = _segments(seg[w], G)
-        found = _lookup(keys, seg[w] * width + self.topic[w])
-        self.weight_topic = np.where((found >= 0) & (self.topic[w] >= 0), found - self.topic_off[seg[w]], -1)
+        self._topic_keys, self._topic_width = keys, width
+        self.topic_subscribed = ~self.is_prev[topic_first_row]     # else only the previous generation has it
+
+    # ------------------------------------------------------------------ weights, once per batch
+
+    def _wire_weights(self, weight: pa.Array) -> None:
+        """The weight rows of the wire: ``weight_off`` per group, and per row its group-local
+        topic (``weight_topic``, -1 for a topic the group lacks), partition, weight and whether
+        the weight (``weight_null``) or the topic (``weight_nameless``) is null."""
+        w, seg = self.weight_rows, self.seg[self.weight_rows]
+        self.weight_off = _segments(seg, self.G)
+        found = _lookup(self._topic_keys, seg * self._topic_width + self.topic[w])
+        self.weight_topic = np.where((found >= 0) & (self.topic[w] >= 0), found - self.topic_off[seg], -1)
+        self.weight_partition = self.partition[w]
+        self.weight = np.asarray(weight.cast(pa.float64()).fill_null(0.0).to_numpy(zero_copy_only=False),
+                                 dtype=np.float64)[w]
+        self.weight_null = np.asarray(weight.is_null().to_numpy(zero_copy_only=False), dtype=bool)[w]
+        self.weight_nameless = self.topic[w] < 0
+
+    def _shared_weights(self, shared: SharedWeights) -> None:
+        """The same arrays as :meth:`_wire_weights`, from the rows that travel with the job: each
+        group gets the rows of each topic it subscribes to (what the wire's join gives it), in
+        topic order."""
+        by_code = np.array([shared.index.get(t, -1) for t in self.topic_names] + [-1], dtype=np.int64)
+        k = np.where(self.topic_subscribed, by_code[self.topic_code], -1)      # per group topic
+        start = shared.offsets[np.maximum(k, 0)]
+        n = np.where(k >= 0, shared.offsets[k + 1] - start, 0)
+        at = np.repeat(start, n) + run_positions(n)
+        group = np.repeat(np.arange(self.G, dtype=np.int64), np.diff(self.topic_off))
+        self.weight_off = _segments(np.repeat(group, n), self.G)
+        self.weight_topic = np.repeat(np.arange(len(k), dtype=np.int64) - self.topic_off[group], n)
+        self.weight_partition, self.weight, self.weight_null = shared.partition[at], shared.weight[at], shared.null[at]
+        self.weight_nameless = np.zeros(len(at), dtype=bool)
 
     def _subscriptions(self) -> None:
         """Subscription pairs and the claims of ``owned_partitions``, as group-local indexes."""
@@ -360,7 +419,7 @@ class WireBatch:
             pending_off=self.pending_off, pending_topic=self.pending_topic,
             pending_partition=self.pending_partition,
             weight_off=self.weight_off, weight_topic=self.weight_topic,
-            weight_partition=self.partition[self.weight_rows], weight_value=self.weight[self.weight_rows],
+            weight_partition=self.weight_partition, weight_value=self.weight,
             group_ids=self.group_names,
         )
 
@@ -369,19 +428,18 @@ class WireBatch:
     def rejected_weight_groups(self) -> np.ndarray:
         """Which groups have a weight row :meth:`group_weights` rejects (a null topic, or what
         :func:`~spark_assign.core.weights.rejected_weight_rows` finds), with a few array passes."""
-        rows = self.weight_rows
         bad = np.zeros(self.G, dtype=bool)
-        if len(rows) == 0:
+        if len(self.weight_topic) == 0:
             return bad
-        seg = self.seg[rows]
-        t = self.weight_topic
+        seg = np.repeat(np.arange(self.G, dtype=np.int64), np.diff(self.weight_off))
+        t, partition = self.weight_topic, self.weight_partition
         topic_row = np.where(t >= 0, self.topic_off[seg] + t, 0)
-        count = np.zeros(len(rows), dtype=np.int64)
+        count = np.zeros(len(t), dtype=np.int64)
         count[t >= 0] = self.topic_count[topic_row[t >= 0]]
         span = int(max(self.topic_count.max(initial=0), 0)) + 1
-        rejected = rejected_weight_rows(count, self.partition[rows], self.weight[rows], self.weight_null[rows],
-                                        topic_row * span + np.clip(self.partition[rows], 0, span - 1))
-        bad[seg[rejected | (self.topic[rows] < 0)]] = True
+        rejected = rejected_weight_rows(count, partition, self.weight, self.weight_null,
+                                        topic_row * span + np.clip(partition, 0, span - 1))
+        bad[seg[rejected | self.weight_nameless]] = True
         return bad
 
     def group_weights(self, s: int) -> Dict[str, np.ndarray]:
@@ -389,19 +447,19 @@ class WireBatch:
         :func:`~spark_assign.core.weights.weights_from_rows` (raising its error, naming the
         group); a row without a topic is an error too."""
         lo, hi = int(self.weight_off[s]), int(self.weight_off[s + 1])
-        rows = self.weight_rows[lo:hi]
         group = self.group_names[s]
-        nameless = np.flatnonzero(self.topic[rows] < 0)
+        nameless = np.flatnonzero(self.weight_nameless[lo:hi])
         if len(nameless):
-            i = int(rows[nameless[0]])
+            i = lo + int(nameless[0])
             raise InvalidInputError("a weights row has a null topic", column="topic",
-                                    rows=[(None, None if self.partition[i] == MISSING else int(self.partition[i]),
+                                    rows=[(None, None if self.weight_partition[i] == MISSING else
+                                           int(self.weight_partition[i]),
                                            None if self.weight_null[i] else float(self.weight[i]))], group=group)
         ts, te = int(self.topic_off[s]), int(self.topic_off[s + 1])
         try:
             return weights_from_rows(self.name(self.topic_code[ts:te], self.topic_names), self.topic_count[ts:te],
-                                     self.weight_topic[lo:hi], self.partition[rows], self.weight[rows],
-                                     self.weight_null[rows])
+                                     self.weight_topic[lo:hi], self.weight_partition[lo:hi], self.weight[lo:hi],
+                                     self.weight_null[lo:hi])
         except InvalidInputError as e:
             raise e.in_group(group) from None
 

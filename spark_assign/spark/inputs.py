@@ -22,9 +22,9 @@ from ..core.registry import Strategy, get_strategy
 from ..core.weights import check_load_options
 from ..errors import WORKER_MARK, InvalidInputError, SchemaError
 
-__all__ = ["spark_strategy", "load_knobs", "weights_frame", "subscription_columns", "topics_frame", "previous_frame",
-           "check_columns", "type_matches", "checked_int_sql", "checked_int", "checked_double", "checked_bool_sql",
-           "checked_bool"]
+__all__ = ["spark_strategy", "load_knobs", "weights_frame", "weight_table", "subscription_columns", "topics_frame",
+           "previous_frame", "check_columns", "type_matches", "checked_int_sql", "checked_int", "checked_double",
+           "checked_bool_sql", "checked_bool"]
 
 _INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
 _NUMERIC = _INTEGRAL + (T.FloatType, T.DoubleType, T.DecimalType)
@@ -89,22 +89,7 @@ def weights_frame(spark, weights: Any) -> Optional[DataFrame]:
         return None
     columns = [(n, t) for n, t, _ in WEIGHT_COLUMNS if n != "group_id"]
     if isinstance(weights, Mapping):
-        check_load_options({"weights": weights})
-        data: Dict[str, list] = {"topic": [], "partition": [], "weight": []}
-        for topic, values in weights.items():
-            if not isinstance(topic, str) or not topic:
-                raise InvalidInputError("weights: topic names must be non-empty strings", column="weights",
-                                        rows=[topic])
-            if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__len__"):
-                raise InvalidInputError("weights of a topic must be a list of numbers, one per partition",
-                                        column="weights", rows=[(topic, type(values).__name__)])
-            for p, v in enumerate(values):
-                if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Real, type(None))):
-                    raise InvalidInputError("weights must be numbers", column="weights", rows=[(topic, p, v)])
-                data["topic"].append(topic)
-                data["partition"].append(p)
-                data["weight"].append(None if v is None else float(v))
-        return local_frame(spark, columns, data)
+        return spark.createDataFrame(weight_table(weights), schema=spark_ddl(columns))
     if isinstance(weights, DataFrame):
         present = check_columns(weights, "weights", WEIGHT_COLUMNS)
         cols = [F.col("topic"), _as_int(present, "partition", "topic"), F.col("weight").cast("double").alias("weight")]
@@ -114,6 +99,37 @@ def weights_frame(spark, weights: Any) -> Optional[DataFrame]:
     raise InvalidInputError(
         f"weights must be a DataFrame (topic, partition, weight[, group_id]) or a dict {{topic: [weights]}}, "
         f"got {type(weights).__name__}", column="weights")
+
+
+def weight_table(weights: Mapping[str, Any]) -> pa.Table:
+    """A dict ``{topic: [weight of p0, p1, ...]}`` as weight rows ``(topic, partition, weight)``,
+    checked (a null weight stays a row: the worker names it with its group, as for a DataFrame's).
+
+    Example::
+
+        weight_table({"orders": [900.0, 10.0]}).to_pylist()[1] == {"topic": "orders", "partition": 1, "weight": 10.0}
+
+    The DataFrame method ships this table with the job (:func:`.wire.weights_travel`); the
+    state table makes a DataFrame of it (:func:`weights_frame`).
+    """
+    from ..schema import WEIGHT_COLUMNS
+
+    check_load_options({"weights": weights})
+    data: Dict[str, list] = {"topic": [], "partition": [], "weight": []}
+    for topic, values in weights.items():
+        if not isinstance(topic, str) or not topic:
+            raise InvalidInputError("weights: topic names must be non-empty strings", column="weights",
+                                    rows=[topic])
+        if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__len__"):
+            raise InvalidInputError("weights of a topic must be a list of numbers, one per partition",
+                                    column="weights", rows=[(topic, type(values).__name__)])
+        for p, v in enumerate(values):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Real, type(None))):
+                raise InvalidInputError("weights must be numbers", column="weights", rows=[(topic, p, v)])
+            data["topic"].append(topic)
+            data["partition"].append(p)
+            data["weight"].append(None if v is None else float(v))
+    return local_table([(n, t) for n, t, _ in WEIGHT_COLUMNS if n != "group_id"], data)
 
 
 def _as_int(present: Dict[str, T.DataType], name: str, key: str) -> Column:
@@ -133,6 +149,12 @@ def spark_ddl(columns: List[Tuple[str, str]]) -> str:
     return ", ".join(f"`{n}` {t}" for n, t in columns)
 
 
+def local_table(columns: List[Tuple[str, str]], data: Dict[str, list]) -> pa.Table:
+    """Driver-side ``data`` (``{column: values}``) as an Arrow table of ``columns`` (name, DDL type)."""
+    schema = arrow_schema(columns)
+    return pa.table({n: pa.array(data[n], type=schema.field(n).type) for n in schema.names}, schema=schema)
+
+
 def local_frame(spark, columns: List[Tuple[str, str]], data: Dict[str, list]) -> DataFrame:
     """Driver-side ``data`` (``{column: values}``) as a DataFrame of ``columns`` (name, DDL type).
 
@@ -140,9 +162,7 @@ def local_frame(spark, columns: List[Tuple[str, str]], data: Dict[str, list]) ->
     joining or broadcasting it runs no Spark job, and the optimizer knows its
     size. The DDL is given too: Spark Connect cannot infer an empty table's schema.
     """
-    schema = arrow_schema(columns)
-    table = pa.table({n: pa.array(data[n], type=schema.field(n).type) for n in schema.names}, schema=schema)
-    return spark.createDataFrame(table, schema=spark_ddl(columns))
+    return spark.createDataFrame(local_table(columns, data), schema=spark_ddl(columns))
 
 
 def checked_int_sql(column: str, source: str, key: Optional[str] = None) -> str:

@@ -33,7 +33,7 @@ import pyarrow.compute as pc
 
 from ..core import STATUS_NAMES, BatchResult, assign_batch, assign_group
 from ..errors import InvalidInputError
-from .group_rows import WireBatch
+from .group_rows import SharedWeights, WireBatch
 from .wire import result_arrow_schema
 
 __all__ = ["assign_batches", "whole_groups", "output_batch", "CHUNK_ROWS"]
@@ -50,7 +50,8 @@ _STATUS = pa.array(STATUS_NAMES, type=pa.string())
 def assign_batches(batches: Iterator[pa.RecordBatch], strategy: str, group_column: bool = True,
                    with_instance: bool = False, chunk_rows: int = CHUNK_ROWS,
                    options: Optional[Mapping[str, Any]] = None, with_weight: bool = False,
-                   topic_counts: Optional[Mapping[str, int]] = None) -> Iterator[pa.RecordBatch]:
+                   topic_counts: Optional[Mapping[str, int]] = None,
+                   weights: Optional[pa.Table] = None) -> Iterator[pa.RecordBatch]:
     """Assign every group in ``batches`` (sorted by group; a group may span batches).
 
     Example::
@@ -77,9 +78,13 @@ def assign_batches(batches: Iterator[pa.RecordBatch], strategy: str, group_colum
     topic_counts:
         ``{topic: partitions}`` for every group, when the wire has no ``num_partitions``
         column (topics given as a dict travel with the job: :func:`.wire.counts_travel`).
+    weights:
+        Weight rows for every group, when they travel with the job rather than on the wire
+        (a dict's: :func:`.wire.weights_travel`); each group reads those of its topics.
     """
+    shared = None if weights is None else SharedWeights.of(weights)
     for chunk in whole_groups(batches, chunk_rows):
-        done = assign_chunk(WireBatch(chunk, topic_counts), strategy, group_column, with_instance, options,
+        done = assign_chunk(WireBatch(chunk, topic_counts, shared), strategy, group_column, with_instance, options,
                             with_weight)
         if done is not None:
             yield done

@@ -120,6 +120,46 @@ def test_weights_per_topic_apply_to_every_group(spark):
         assert all(r.weight == lag[r.topic][r.partition] for r in rows)
 
 
+def test_a_dict_of_weights_reads_as_the_same_rows_without_group_id(spark):
+    """A dict's rows travel with the job (not through the shuffle), and the worker gives each
+    group those of its topics: the same rows as a DataFrame without group_id, which Spark
+    joins to each group's topics. Differential over a fleet after churn (topics only the
+    previous generation has, members that left), short lists (the rest get the mean), and a
+    topic no group reads."""
+    rng = random.Random(17)
+    groups = fleet(seed=17)
+    counts = {}
+    for _, ts in groups.values():
+        for t, n in ts.items():
+            counts[t] = max(counts.get(t, 0), n)
+    topics = spark.createDataFrame([(g, t, counts[t]) for g, (_, ts) in groups.items() for t in ts], TOPICS)
+    lag = {t: [float(rng.randint(0, 1000)) for _ in range(rng.randint(0, n))] for t, n in counts.items()}
+    lag["nobody reads this 主题"] = [1.0, 2.0]
+    frame = spark.createDataFrame([(t, p, w) for t, ws in lag.items() for p, w in enumerate(ws)],
+                                  "topic string, partition int, weight double")
+    first = spark.createDataFrame(rows_of(groups, rng), SUBS)
+    previous = first.assign_partitions("load-aware", topics=topics, weights=lag).drop("weight")
+    second = spark.createDataFrame(rows_of(churn(groups, rng), rng), SUBS)
+    for prev in (None, previous):
+        by_dict, by_frame = ({(r.group_id, r.topic, r.partition): r for r in second.assign_partitions(
+            "cooperative-load-aware", topics=topics, previous=prev, weights=w).collect()} for w in (lag, frame))
+        assert by_dict == by_frame
+        assert {g for g, _, _ in by_dict} == set(groups) and len({r.weight for r in by_dict.values()}) > 100
+
+
+@pytest.mark.parametrize("weights, column, shown", [
+    ({"t": [1.0, None, 2.0]}, "weight", ("t", 1, None)),
+    ({"t": [1.0, 2.0, 3.0, 4.0]}, "partition", ("t", 3)),
+])
+def test_a_bad_dict_of_weights_is_named_with_the_group_reading_it(spark, weights, column, shown):
+    subs = spark.createDataFrame([("g", "a", "t"), ("g", "a", "u"), ("h", "b", "u")], ONE)
+    frame = spark.createDataFrame([(t, p, w) for t, ws in weights.items() for p, w in enumerate(ws)],
+                                  "topic string, partition int, weight double")
+    for given in (weights, frame):
+        e = job_error(subs.assign_partitions("load-aware", topics={"t": 3, "u": 1}, weights=given))
+        assert (e.column, e.group, e.rows[0]) == (column, "g", shown)
+
+
 def test_missing_weights_get_the_groups_mean(spark):
     subs = spark.createDataFrame([("g", "a", "t"), ("g", "a", "u"), ("h", "b", "u")], ONE)
     weights = spark.createDataFrame([("g", "t", 0, 6.0), ("g", "t", 2, 2.0), ("x", "t", 0, 1.0)], WEIGHTS)

@@ -4,8 +4,10 @@ some row can hold a value in it, and leaving one out changes no result."""
 import pyarrow as pa
 import pytest
 
+import spark_assign  # noqa: F401  (adds DataFrame.assign_partitions)
+
 from spark_assign.spark.inputs import previous_frame, subscription_columns, topics_frame, weights_frame
-from spark_assign.spark.wire import OPTIONAL_COLUMNS, WIRE_COLUMNS, WIRE_SCHEMA, build_wire, wire_batch
+from spark_assign.spark.wire import OPTIONAL_COLUMNS, WIRE_COLUMNS, WIRE_SCHEMA, build_wire, weights_travel, wire_batch
 
 pytestmark = pytest.mark.spark
 
@@ -44,6 +46,23 @@ def test_each_optional_column_travels_with_the_input_that_fills_it(spark):
     weights = spark.createDataFrame([("orders", 0, 2.5)], "topic string, partition int, weight double")
     assert set(OPTIONAL_COLUMNS) & set(wire_columns(subs.select("group_id", "member_id", "topic"),
                                                     weights=weights)) == {"partition", "weight"}
+
+
+def test_a_dict_of_weights_travels_with_the_job_not_on_the_wire(spark, capsys):
+    """A dict's weight rows go with the job (the plan unions no weight rows into the wire and
+    joins nothing); a DataFrame's are joined to each group's topics on the wire."""
+    subs = spark.createDataFrame([(f"g{g}", "c1", "orders") for g in range(3)],
+                                 "group_id string, member_id string, topic string")
+    lag = {"orders": [5.0, 1.0, 1.0, None]}
+    assert weights_travel(lag).to_pylist()[3] == {"topic": "orders", "partition": 3, "weight": None}
+    frame = spark.createDataFrame([("orders", 0, 5.0)], "topic string, partition int, weight double")
+    assert weights_travel(frame) is None and weights_travel(None) is None
+    subs.assign_partitions("load-aware", topics=TOPICS, weights=lag).explain()
+    plan = capsys.readouterr().out
+    assert "Union" not in plan and "Join" not in plan, plan
+    subs.assign_partitions("load-aware", topics=TOPICS, weights=frame).explain()
+    plan = capsys.readouterr().out
+    assert "Union" in plan and "Join" in plan, plan
 
 
 def test_results_are_the_same_with_and_without_the_optional_columns(spark):
