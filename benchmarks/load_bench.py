@@ -3,6 +3,7 @@
     python benchmarks/load_bench.py            # 200 members, 20 topics x 500 partitions, 50 generations
     python benchmarks/load_bench.py --quick    # 40 members, 5 x 200, 12 generations (smoke run)
     python benchmarks/load_bench.py --spark    # only the Spark fleet (10,000 groups), into the same results
+    python benchmarks/load_bench.py --spark-dict   # one dict of weights for the whole fleet, on the wire or not
 
 Simulation (per strategy, each on its own history): weights are Zipf-distributed lag (s=1.5,
 capped at 200 units so no single partition outweighs a member's mean load), drifting by a 5% log-normal step per generation; from generation 10 one consumer stalls and the
@@ -28,6 +29,13 @@ ratio is the median over runs of its time over the baseline run just before it (
 medians is reported beside it). Target (issue 14): load-aware within 1.5x of sticky. Its rows
 replace ``spark fleet`` in load.json (the simulation's results are kept).
 
+Spark, one dict of weights (``--spark-dict``): the same fleet, every group reading the same
+per-partition weights (bytes/s per partition, say), given once as a dict (which travels with the
+job: each worker gives each group its topics' rows) and once as the same rows in a DataFrame
+without ``group_id`` (which Spark joins onto every group's rows, 180,000 weight rows through the
+shuffle: how a dict travelled before). ``load-aware`` fresh and as a rebalance, each against the
+``sticky`` run just before it, as above; rows under ``spark fleet, one dict of weights``.
+
 Writes benchmarks/results/load.json (load-quick.json for --quick) and prints a table.
 """
 
@@ -38,7 +46,7 @@ import json
 import statistics
 import sys
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Callable, Dict, List, Tuple
 
 import numpy as np
 
@@ -116,7 +124,7 @@ def spark_fleet(groups: int, members: int, topics: int, partitions: int, repeat:
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     import spark_assign  # noqa: F401  (adds DataFrame.assign_partitions)
-    from fleet_bench import subscriptions, timed as spark_timed
+    from fleet_bench import subscriptions
     from pyspark.sql import functions as F
 
     from spark_assign import local_session
@@ -132,10 +140,7 @@ def spark_fleet(groups: int, members: int, topics: int, partitions: int, repeat:
         weights = g.crossJoin(parts).withColumn("weight", F.least(F.floor(F.pow(u, F.lit(-2.0))), F.lit(200.0)))
         weights = weights.cache()
         drifted = weights.withColumn("weight", F.col("weight") * F.exp(F.randn(2) * 0.05)).cache()
-        previous = subs.assign_partitions("load-aware", topics=topic_map, weights=weights).drop("weight").cache()
-        for df in (subs, weights, drifted, previous):
-            df.count()
-        leaving = subs.where("member_id != 'consumer-0000'")
+        previous, leaving = rebalance_inputs(subs, topic_map, weights, weights, drifted)
         jobs = {
             "sticky fresh": lambda: subs.assign_partitions("sticky", topics=topic_map),
             "sticky+weights fresh": lambda: subs.assign_partitions("sticky", topics=topic_map, weights=weights),
@@ -151,10 +156,7 @@ def spark_fleet(groups: int, members: int, topics: int, partitions: int, repeat:
             rows = make().count()
             if rows != expected:
                 raise SystemExit(f"{name}: {rows} rows, expected {expected}: the inputs do not match")
-        times: Dict[str, List[Tuple[float, float]]] = {k: [] for k in jobs}
-        for _ in range(n):                     # interleaved: the machine's load hits every case alike
-            for name, make in jobs.items():
-                times[name].append(spark_timed(make))
+        times = interleaved(jobs, n)
         for df in (subs, weights, drifted, previous):
             df.unpersist()
         return times
@@ -162,25 +164,110 @@ def spark_fleet(groups: int, members: int, topics: int, partitions: int, repeat:
     measure(200, 1)                            # warm-up: JIT and Python workers, untimed
     times = measure(groups, repeat)
     size = f"{groups:,} groups x {members} members x {topics}x{partitions}"
+    return ratio_rows(times, size, ("sticky+weights", "load-aware"), target=True)
+
+
+def spark_dict_weights(groups: int, members: int, topics: int, partitions: int,
+                       repeat: int) -> List[Dict[str, object]]:
+    """``load-aware`` with one dict of weights for the whole fleet, against the same rows given as
+    a DataFrame without ``group_id`` (see the module docstring)."""
+    import os
+    import random
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    import spark_assign  # noqa: F401  (adds DataFrame.assign_partitions)
+    from fleet_bench import subscriptions
+
+    from spark_assign import local_session
+
+    spark = local_session(**{"spark.sql.shuffle.partitions": "4", "spark.driver.memory": "6g"})
+    topic_map = {f"topic-{i:03d}": partitions for i in range(topics)}      # the names subscriptions() gives
+    rng = random.Random(14)
+    rate = {t: [min(float(int(rng.paretovariate(0.5))), 200.0) for _ in range(n)] for t, n in topic_map.items()}
+    later = {t: [w * rng.lognormvariate(0, 0.05) for w in ws] for t, ws in rate.items()}
+
+    def frame(weights: Dict[str, List[float]]):
+        return spark.createDataFrame([(t, p, w) for t, ws in weights.items() for p, w in enumerate(ws)],
+                                     "topic string, partition int, weight double").cache()
+
+    def measure(n_groups: int, n: int) -> Dict[str, List[Tuple[float, float]]]:
+        subs = subscriptions(spark, n_groups, members, topics).cache()
+        rate_df, later_df = frame(rate), frame(later)
+        previous, leaving = rebalance_inputs(subs, topic_map, rate, rate_df, later_df)
+        jobs = {
+            "sticky fresh": lambda: subs.assign_partitions("sticky", topics=topic_map),
+            "load-aware, weights as a dict fresh": lambda: subs.assign_partitions(
+                "load-aware", topics=topic_map, weights=rate),
+            "load-aware, the same rows as a DataFrame fresh": lambda: subs.assign_partitions(
+                "load-aware", topics=topic_map, weights=rate_df),
+            "sticky rebalance": lambda: leaving.assign_partitions("sticky", topics=topic_map, previous=previous),
+            "load-aware, weights as a dict rebalance": lambda: leaving.assign_partitions(
+                "load-aware", topics=topic_map, weights=later, previous=previous),
+            "load-aware, the same rows as a DataFrame rebalance": lambda: leaving.assign_partitions(
+                "load-aware", topics=topic_map, weights=later_df, previous=previous),
+        }
+        for kind in ("fresh", "rebalance"):   # both forms give the same rows (and warm up)
+            a, b = (sorted(map(tuple, jobs[f"load-aware, {how} {kind}"]().collect()))
+                    for how in ("weights as a dict", "the same rows as a DataFrame"))
+            if a != b or len(a) != n_groups * topics * partitions:
+                raise SystemExit(f"{kind}: a dict and its rows as a DataFrame give different results")
+        times = interleaved(jobs, n)
+        for df in (subs, rate_df, later_df, previous):
+            df.unpersist()
+        return times
+
+    measure(200, 1)
+    times = measure(groups, repeat)
+    size = f"{groups:,} groups x {members} members x {topics}x{partitions}, one dict of weights"
+    return ratio_rows(times, size, ("load-aware, weights as a dict", "load-aware, the same rows as a DataFrame"))
+
+
+def rebalance_inputs(subs, topic_map: Dict[str, int], weights, *cached):
+    """The rebalance's inputs: the fresh ``load-aware`` result as the previous generation (cached),
+    and the subscriptions after ``consumer-0000`` left each group; ``subs``, ``cached`` and the
+    previous generation are materialised first."""
+    previous = subs.assign_partitions("load-aware", topics=topic_map, weights=weights).drop("weight").cache()
+    for df in (subs, *cached, previous):
+        df.count()
+    return previous, subs.where("member_id != 'consumer-0000'")
+
+
+def interleaved(jobs: Dict[str, Callable[[], object]], n: int) -> Dict[str, List[Tuple[float, float]]]:
+    """Wall and CPU seconds of ``n`` runs of each job, interleaved: the machine's load hits every
+    case alike."""
+    from fleet_bench import timed as spark_timed
+
+    times: Dict[str, List[Tuple[float, float]]] = {k: [] for k in jobs}
+    for _ in range(n):
+        for name, make in jobs.items():
+            times[name].append(spark_timed(make))
+    return times
+
+
+def ratio_rows(times: Dict[str, List[Tuple[float, float]]], size: str, cases: Tuple[str, ...],
+               target: bool = False) -> List[Dict[str, object]]:
+    """Per phase, the ``sticky`` baseline's row and each case's: median wall and CPU seconds, and the
+    median over runs of the case's time over the ``sticky`` run just before it (the machine's drift
+    hits both alike), with the ratio of the medians beside it."""
+    import os
+
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     rows: List[Dict[str, object]] = []
     for kind in ("fresh", "rebalance"):
         base = times[f"sticky {kind}"]
         rows.append({"case": f"sticky {kind}", "size": size, "seconds": statistics.median(x[0] for x in base),
                      "cpu_seconds": statistics.median(x[1] for x in base), "ratio": 1.0})
-        for name in (f"sticky+weights {kind}", f"load-aware {kind}"):
-            # Each run's ratio to the sticky run just before it (the machine's drift hits both
-            # alike), median over the runs; and the ratio of the medians beside it.
+        for name in (f"{case} {kind}" for case in cases):
             ours = times[name]
             row: Dict[str, object] = {
                 "case": name, "size": size, "seconds": statistics.median(x[0] for x in ours),
                 "cpu_seconds": statistics.median(x[1] for x in ours),
                 "ratio": statistics.median(o[0] / b[0] for o, b in zip(ours, base)),
                 "ratio of medians": statistics.median(x[0] for x in ours) / statistics.median(x[0] for x in base),
-                "cpu_ratio": statistics.median(o[1] / b[1] for o, b in zip(ours, base))}
-            if name.startswith("load-aware"):
+                "cpu_ratio": statistics.median(o[1] / b[1] for o, b in zip(ours, base)),
+                "load average": load}
+            if target and name.startswith("load-aware"):
                 row["target <= 1.5x"] = "met" if float(row["ratio"]) <= 1.5 else "missed"
-                row["load average"] = load
             rows.append(row)
     return rows
 
@@ -189,15 +276,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
     parser.add_argument("--spark", action="store_true", help="only the Spark fleet of 10,000 groups")
+    parser.add_argument("--spark-dict", action="store_true", help="only the Spark fleet with one dict of weights")
     parser.add_argument("--groups", type=int, default=10_000, help="groups of the Spark fleet")
     parser.add_argument("--repeat", type=int, default=9, help="runs per Spark case (median)")
     args = parser.parse_args()
-    if args.spark:
+    if args.spark or args.spark_dict:
         path = RESULTS / "load.json"
         report = json.loads(path.read_text()) if path.exists() else {"machine": machine()}
-        report["spark fleet"] = spark_fleet(args.groups, 4, 3, 6, args.repeat)
+        key, run = (("spark fleet", spark_fleet) if args.spark else
+                    ("spark fleet, one dict of weights", spark_dict_weights))
+        report[key] = run(args.groups, 4, 3, 6, args.repeat)
         path.write_text(json.dumps(report, indent=2) + "\n")
-        for r in report["spark fleet"]:
+        for r in report[key]:
             print(r)
         return
     if args.quick:
@@ -222,8 +312,9 @@ def main() -> None:
               "rows": rows, "targets": verdicts, "speed": speed(*size, repeat=repeat)}
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / ("load-quick.json" if args.quick else "load.json")
-    if path.exists() and "spark fleet" in json.loads(path.read_text()):     # --spark's rows are kept
-        report["spark fleet"] = json.loads(path.read_text())["spark fleet"]
+    for key in ("spark fleet", "spark fleet, one dict of weights"):      # --spark's rows are kept
+        if path.exists() and key in json.loads(path.read_text()):
+            report[key] = json.loads(path.read_text())[key]
     path.write_text(json.dumps(report, indent=2) + "\n")
     print(f"machine: {report['machine']}")
     for key in ("rows", "targets", "speed"):

@@ -95,15 +95,22 @@ def test_dataframe_equals_engine_with_weights(spark, strategy):
             for r in got2} == want2
 
 
-def test_weights_per_topic_apply_to_every_group(spark):
-    """Without group_id, a topic's weights are every subscribing group's; as a dict too."""
-    rng = random.Random(11)
-    groups = fleet(seed=11)
+def one_count_per_topic(spark, seed):
+    """A random fleet whose groups agree on each topic's partition count (so weights per topic fit
+    every group): the groups, the counts, and the topics DataFrame."""
+    groups = fleet(seed=seed)
     counts = {}
     for _, ts in groups.values():
         for t, n in ts.items():
             counts[t] = max(counts.get(t, 0), n)
-    topics = spark.createDataFrame([(g, t, counts[t]) for g, (_, ts) in groups.items() for t in ts], TOPICS)
+    return groups, counts, spark.createDataFrame([(g, t, counts[t]) for g, (_, ts) in groups.items() for t in ts],
+                                                 TOPICS)
+
+
+def test_weights_per_topic_apply_to_every_group(spark):
+    """Without group_id, a topic's weights are every subscribing group's; as a dict too."""
+    rng = random.Random(11)
+    groups, counts, topics = one_count_per_topic(spark, seed=11)
     lag = {t: [float(rng.randint(0, 1000)) for _ in range(n)] for t, n in counts.items()}
     subs = spark.createDataFrame(rows_of(groups, rng), SUBS)
     frame = spark.createDataFrame([(t, p, w) for t, ws in lag.items() for p, w in enumerate(ws)],
@@ -127,12 +134,7 @@ def test_a_dict_of_weights_reads_as_the_same_rows_without_group_id(spark):
     previous generation has, members that left), short lists (the rest get the mean), and a
     topic no group reads."""
     rng = random.Random(17)
-    groups = fleet(seed=17)
-    counts = {}
-    for _, ts in groups.values():
-        for t, n in ts.items():
-            counts[t] = max(counts.get(t, 0), n)
-    topics = spark.createDataFrame([(g, t, counts[t]) for g, (_, ts) in groups.items() for t in ts], TOPICS)
+    groups, counts, topics = one_count_per_topic(spark, seed=17)
     lag = {t: [float(rng.randint(0, 1000)) for _ in range(rng.randint(0, n))] for t, n in counts.items()}
     lag["nobody reads this 主题"] = [1.0, 2.0]
     frame = spark.createDataFrame([(t, p, w) for t, ws in lag.items() for p, w in enumerate(ws)],
