@@ -21,6 +21,7 @@ from ..core.model import check_topics
 from ..core.registry import Strategy, get_strategy
 from ..core.weights import check_load_options
 from ..errors import WORKER_MARK, InvalidInputError, SchemaError
+from ..schema import SUBSCRIPTION_COLUMNS, WEIGHT_COLUMNS
 
 __all__ = ["spark_strategy", "load_knobs", "weights_frame", "weight_table", "subscription_columns", "topics_frame",
            "previous_frame", "check_columns", "type_matches", "checked_int_sql", "checked_int", "checked_double",
@@ -35,6 +36,10 @@ ARROW_TYPES = {"string": pa.string(), "int": pa.int32(), "bigint": pa.int64(), "
                "tinyint": pa.int8(), "double": pa.float64(), "timestamp": pa.timestamp("us", tz="UTC"),
                "array<int>": pa.list_(pa.int32()), "array<array<string>>": pa.list_(pa.list_(pa.string())),
                "array<double>": pa.list_(pa.float64())}
+
+#: The columns of a dict's weight rows: ``WEIGHT_COLUMNS`` without ``group_id`` (a dict of
+#: weights applies to every group that subscribes to its topics).
+DICT_WEIGHT_COLUMNS: List[Tuple[str, str]] = [(n, t) for n, t, _ in WEIGHT_COLUMNS if n != "group_id"]
 
 
 def spark_strategy(name: object, weights_given: bool, argument: str = "weights") -> Strategy:
@@ -83,13 +88,10 @@ def weights_frame(spark, weights: Any) -> Optional[DataFrame]:
 
         weights_frame(spark, {"orders": [900.0, 10.0, 10.0]}).columns == ["topic", "partition", "weight"]
     """
-    from ..schema import WEIGHT_COLUMNS
-
     if weights is None:
         return None
-    columns = [(n, t) for n, t, _ in WEIGHT_COLUMNS if n != "group_id"]
     if isinstance(weights, Mapping):
-        return spark.createDataFrame(weight_table(weights), schema=spark_ddl(columns))
+        return table_frame(spark, DICT_WEIGHT_COLUMNS, weight_table(weights))
     if isinstance(weights, DataFrame):
         present = check_columns(weights, "weights", WEIGHT_COLUMNS)
         cols = [F.col("topic"), _as_int(present, "partition", "topic"), F.col("weight").cast("double").alias("weight")]
@@ -112,8 +114,6 @@ def weight_table(weights: Mapping[str, Any]) -> pa.Table:
     The DataFrame method ships this table with the job (:func:`.wire.weights_travel`); the
     state table makes a DataFrame of it (:func:`weights_frame`).
     """
-    from ..schema import WEIGHT_COLUMNS
-
     check_load_options({"weights": weights})
     data: Dict[str, list] = {"topic": [], "partition": [], "weight": []}
     for topic, values in weights.items():
@@ -123,13 +123,32 @@ def weight_table(weights: Mapping[str, Any]) -> pa.Table:
         if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__len__"):
             raise InvalidInputError("weights of a topic must be a list of numbers, one per partition",
                                     column="weights", rows=[(topic, type(values).__name__)])
-        for p, v in enumerate(values):
-            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Real, type(None))):
-                raise InvalidInputError("weights must be numbers", column="weights", rows=[(topic, p, v)])
-            data["topic"].append(topic)
-            data["partition"].append(p)
-            data["weight"].append(None if v is None else float(v))
-    return local_table([(n, t) for n, t, _ in WEIGHT_COLUMNS if n != "group_id"], data)
+        data["topic"].extend([topic] * len(values))
+        data["partition"].extend(range(len(values)))
+        data["weight"].extend(_weight_values(topic, values))
+    return local_table(DICT_WEIGHT_COLUMNS, data)
+
+
+_PLAIN_WEIGHTS = {float, int, type(None), np.float64, np.float32, np.int64, np.int32}
+
+
+def _weight_values(topic: str, values: Any) -> List[Optional[float]]:
+    """One topic's weights as floats (None stays None), each checked to be a number: a NumPy
+    array of numbers, or a list of ints, floats (Python's or NumPy's) and Nones, in one pass;
+    anything else value by value."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":
+        return values.astype(np.float64).tolist()
+    kinds = set(map(type, values))
+    if kinds <= _PLAIN_WEIGHTS:
+        if type(None) in kinds:
+            return [None if v is None else float(v) for v in values]
+        return np.asarray(values, dtype=np.float64).tolist()
+    out: List[Optional[float]] = []
+    for p, v in enumerate(values):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Real, type(None))):
+            raise InvalidInputError("weights must be numbers", column="weights", rows=[(topic, p, v)])
+        out.append(None if v is None else float(v))
+    return out
 
 
 def _as_int(present: Dict[str, T.DataType], name: str, key: str) -> Column:
@@ -162,7 +181,13 @@ def local_frame(spark, columns: List[Tuple[str, str]], data: Dict[str, list]) ->
     joining or broadcasting it runs no Spark job, and the optimizer knows its
     size. The DDL is given too: Spark Connect cannot infer an empty table's schema.
     """
-    return spark.createDataFrame(local_table(columns, data), schema=spark_ddl(columns))
+    return table_frame(spark, columns, local_table(columns, data))
+
+
+def table_frame(spark, columns: List[Tuple[str, str]], table: pa.Table) -> DataFrame:
+    """The driver-side Arrow ``table`` of ``columns`` (name, DDL type) as a DataFrame (see
+    :func:`local_frame`)."""
+    return spark.createDataFrame(table, schema=spark_ddl(columns))
 
 
 def checked_int_sql(column: str, source: str, key: Optional[str] = None) -> str:
@@ -297,8 +322,6 @@ def subscription_columns(df: DataFrame) -> Tuple[Dict[str, Column], bool]:
 
     Returns ``(columns, has_group_id)``.
     """
-    from ..schema import SUBSCRIPTION_COLUMNS
-
     present = check_columns(df, "subscriptions", SUBSCRIPTION_COLUMNS)
     cols: Dict[str, Column] = {}
     for name, kind, _ in SUBSCRIPTION_COLUMNS:

@@ -8,6 +8,7 @@ then the shapes weights may take, the documented default, and every bad weight, 
 
 import math
 import random
+from fractions import Fraction
 
 import pytest
 
@@ -245,3 +246,20 @@ def test_weights_schema_and_arguments_are_checked_before_any_job(spark):
         no_group.assign_partitions("load-aware", topics={"t": 1},
                                    weights=spark.createDataFrame([("g", "t", 0, 1.0)], WEIGHTS))
     assert info.value.column == "group_id"
+
+
+def test_a_dict_of_weights_reads_every_shape_of_numbers_and_names_a_bad_value():
+    import numpy as np
+
+    from spark_assign.spark.inputs import weight_table
+
+    table = weight_table({"a": [1, 2.5, None], "b": np.array([3, 4], dtype=np.int32),
+                          "c": [np.float64(0.5), np.float32(1.5)], "主题": (7,), "d": [Fraction(1, 4)]})
+    assert table.to_pydict() == {"topic": ["a"] * 3 + ["b"] * 2 + ["c"] * 2 + ["主题", "d"],
+                                 "partition": [0, 1, 2, 0, 1, 0, 1, 0, 0],
+                                 "weight": [1.0, 2.5, None, 3.0, 4.0, 0.5, 1.5, 7.0, 0.25]}
+    for bad, row in (([1.0, True], ("t", 1, True)), (np.array([True]), ("t", 0, True)),
+                     ([1.0, "2"], ("t", 1, "2")), ([None, [1.0]], ("t", 1, [1.0]))):
+        with pytest.raises(InvalidInputError) as info:
+            weight_table({"t": bad})
+        assert (info.value.column, info.value.rows) == ("weights", [row])
