@@ -51,6 +51,8 @@ class StickyRacks:
     @classmethod
     def of(cls, ctx: Context) -> "StickyRacks":
         g = ctx.group
+        if not g.rack_names:                # no rack named anywhere: no member has one
+            return cls()
         with_rack = np.flatnonzero(g.member_rack >= 0)
         if len(with_rack) == 0:
             return cls()

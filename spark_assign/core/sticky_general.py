@@ -173,12 +173,12 @@ class _GeneralBuilder:
         when the k least subscriber keys are all below the least one + M, those are they."""
         M = len(self.counts)
         key = (self.counts * M + np.arange(M)).tolist()          # per member, its current key
-        eligible, offsets = self.eligible, self.eligible_bounds.tolist()
+        eligible, offsets = self.eligible.tolist(), self.eligible_bounds.tolist()
         picks: list = []
         starts = [0] + bounds.tolist()
         stops = starts[1:] + [len(topics)]
         for start, stop, t in zip(starts, stops, topics[starts].tolist()):
-            mine = eligible[offsets[t]:offsets[t + 1]].tolist()
+            mine = eligible[offsets[t]:offsets[t + 1]]
             k = stop - start
             if len(mine) == 1:
                 least = key[mine[0]]

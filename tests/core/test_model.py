@@ -84,6 +84,27 @@ def test_bad_generation_and_topics_types():
     assert e.column == "topics"
 
 
+def test_generations_one_shared_or_mixed_read_the_same_way():
+    from spark_assign.core.encode import encode
+
+    def generations(values):
+        spec = GroupInput(member_ids=[f"m{i}" for i in range(len(values))], topic_names=["t"],
+                          topic_counts=np.array([1]), sub_member=np.arange(len(values)),
+                          sub_topic=np.zeros(len(values), dtype=np.int64), generations=values)
+        return encode(spec).generation.tolist()
+
+    assert generations([7, 7, 7]) == [7, 7, 7]
+    assert generations([-5, -5]) == [-1, -1]                # negative reads as none, as in Kafka
+    assert generations([7, None, 7]) == [7, -1, 7]
+    assert generations([2**31 - 1] * 2) == [2**31 - 1] * 2
+    for bad in ([1, True], [True, 1], [1, 1.0], [2**31] * 3, [-2**31 - 1] * 2):
+        spec = GroupInput(member_ids=["m0", "m1"], topic_names=["t"], topic_counts=np.array([1]),
+                          sub_member=np.arange(2), sub_topic=np.zeros(2, dtype=np.int64), generations=bad[:2])
+        with pytest.raises(InvalidInputError) as info:
+            encode(spec)
+        assert info.value.column == "generation", bad
+
+
 def test_partition_racks_must_match_partition_count():
     e = err([Member("a", topics=["t"], rack="r")], {"t": 2}, partition_racks={"t": [["r"]]})
     assert e.column == "partition_racks" and "2 partitions but 1" in str(e)
