@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import numbers
 from dataclasses import dataclass, field
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any, Callable, ClassVar, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -150,7 +150,7 @@ class GroupInput:
         few passes over the flattened claims, none per claim in Python bytecode.
         """
         topics = check_topics(topics)
-        if not all(type(m) is Member for m in members):
+        if not set(map(type, members)) <= {Member}:
             for m in members:
                 if not isinstance(m, Member):
                     raise InvalidInputError(
@@ -210,7 +210,7 @@ def _subscription_columns(members: Sequence[Member], codes: Callable[[Sequence[o
         row = np.asarray(codes(first), dtype=np.int64)
         return np.repeat(np.arange(M, dtype=np.int64), len(row)), np.tile(row, M)
     lengths = [len(m.topics) for m in members]
-    flat = list(itertools.chain.from_iterable(m.topics for m in members))
+    flat = list(itertools.chain.from_iterable(map(attrgetter("topics"), members)))
     return np.repeat(np.arange(M, dtype=np.int64), lengths), _topic_codes(flat, topic_index, codes)
 
 
@@ -242,7 +242,7 @@ def _claim_columns(members: Sequence[Member], codes: Callable[[Sequence[object]]
     read = _columns_of_lists(members, topic_index) if total >= ARRAY_CLAIMS else None
     if read is not None:
         return claim_member, read[0], read[1]
-    flat = list(itertools.chain.from_iterable(m.owned for m in members))
+    flat = list(itertools.chain.from_iterable(map(attrgetter("owned"), members)))
     topic = _topic_codes(flat, topic_index, codes, pick=itemgetter(0))
     partition = _partition_column(members, flat)
     return claim_member, topic, partition
@@ -290,6 +290,8 @@ def _partition_column(members: Sequence[Member], flat: Sequence[Tuple[object, ob
     one. NumPy infers int64 only from integers; of those, only a bool passes for one, and a bool
     is 0 or 1, so only those values are looked at again."""
     parts = list(map(itemgetter(1), flat))
+    if set(map(type, parts)) <= {int} and (not parts or (INT32_MIN <= min(parts) and max(parts) <= MAX_PARTITIONS)):
+        return np.array(parts, dtype=np.int64)       # the usual case: plain 32-bit ints (a bool is not one)
     try:
         partition = np.array(parts)
     except (OverflowError, ValueError, TypeError):
@@ -362,9 +364,9 @@ def _partition_value(member_id: object, tp: Sequence[object]) -> int:
             f"partition must be an integer, got {type(p).__name__}",
             column="owned_partitions", rows=[(member_id, tuple(tp))],
         )
-    if p > MAX_PARTITIONS:
+    if p > MAX_PARTITIONS or p < INT32_MIN:
         raise InvalidInputError(
-            f"partition above Kafka's limit of {MAX_PARTITIONS:,} (partition ids are 32-bit)",
+            f"partition outside Kafka's range (0 to {MAX_PARTITIONS:,}: partition ids are 32-bit)",
             column="owned_partitions", rows=[(member_id, tuple(tp))],
         )
     return int(p)

@@ -67,6 +67,18 @@ def test_bad_owned_partitions():
     assert e.column == "owned_partitions" and "twice" in str(e)
     e = err([Member("a", topics=["t"], owned=[("t", "0")])], {"t": 2})
     assert e.column == "owned_partitions"
+    for bad in (True, 1.0, 2**31, -2**31 - 1, -2**70, 2**70):
+        e = err([Member("a", topics=["t"], owned=[("t", 0), ("t", bad)])], {"t": 2})
+        assert e.column == "owned_partitions" and repr(bad) in repr(e.rows), bad
+
+
+def test_claimed_partitions_of_any_integer_type_read_alike():
+    plain = assign([Member("a", topics=["t"], owned=[("t", 1)], generation=1), Member("b", topics=["t"])],
+                   {"t": 3}, "sticky")
+    for p in (np.int64(1), np.int32(1), np.uint8(1)):
+        other = assign([Member("a", topics=["t"], owned=[("t", p)], generation=1), Member("b", topics=["t"])],
+                       {"t": 3}, "sticky")
+        assert other.assignment == plain.assignment and other.status.tolist() == plain.status.tolist()
 
 
 def test_shared_static_instance_id():
