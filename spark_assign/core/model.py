@@ -290,8 +290,6 @@ def _partition_column(members: Sequence[Member], flat: Sequence[Tuple[object, ob
     one. NumPy infers int64 only from integers; of those, only a bool passes for one, and a bool
     is 0 or 1, so only those values are looked at again."""
     parts = list(map(itemgetter(1), flat))
-    if set(map(type, parts)) <= {int} and (not parts or (INT32_MIN <= min(parts) and max(parts) <= MAX_PARTITIONS)):
-        return np.array(parts, dtype=np.int64)       # the usual case: plain 32-bit ints (a bool is not one)
     try:
         partition = np.array(parts)
     except (OverflowError, ValueError, TypeError):
