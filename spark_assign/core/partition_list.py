@@ -17,7 +17,7 @@ tuple path, with the same result.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List, NoReturn, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, NoReturn, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -140,6 +140,26 @@ class TopicPartitionList(List[Tuple[str, int]]):
         out = _NEW(cls)                  # list's own: __init__ and extend refuse
         _EXTEND(out, pairs)
         out._rows = (topic_names, topic_codes, partitions, lo, len(topic_codes) if hi is None else hi)
+        return out
+
+    @classmethod
+    def wrap_runs(cls, keys: Sequence[str], pairs: List[Tuple[str, int]], bounds: Sequence[int],
+                  topic_names: Sequence[str], topic_codes: np.ndarray, partitions: np.ndarray
+                  ) -> Dict[str, "TopicPartitionList"]:
+        """:meth:`wrap` for consecutive runs of one list of pairs: ``{keys[k]: rows bounds[k] to
+        bounds[k + 1]}``, in one loop (a result builds a list per member this way).
+
+        Example::
+
+            TopicPartitionList.wrap_runs(["c1", "c2"], [("a", 0), ("a", 1)], [0, 1, 2], ("a",),
+                                         np.array([0, 0]), np.array([0, 1]))["c2"] == [("a", 1)]
+        """
+        out: Dict[str, TopicPartitionList] = {}
+        for key, lo, hi in zip(keys, bounds, bounds[1:]):
+            listed = _NEW(cls)
+            _EXTEND(listed, pairs[lo:hi])
+            listed._rows = (topic_names, topic_codes, partitions, lo, hi)
+            out[key] = listed
         return out
 
     def __reduce__(self) -> Tuple[Any, ...]:

@@ -143,7 +143,7 @@ class MemberAssignment(Mapping[str, List[TopicPartition]]):
     def __init__(self, result: AssignmentResult) -> None:
         self._result = result
         self._ids = result.group.member_ids
-        self._lists: Dict[str, List[TopicPartition]] = {}
+        self._lists: Dict[str, TopicPartitionList] = {}
         self._complete = False
         self._index: Optional[Dict[str, int]] = None
         self._pids = self._bounds = np.zeros(0, dtype=np.int64)
@@ -162,13 +162,14 @@ class MemberAssignment(Mapping[str, List[TopicPartition]]):
         listed = self._lists.get(member)
         if listed is not None:
             return listed
-        i = self._member_index()[member]            # KeyError for a member not in the group
         if self._complete:
-            return self._lists[member]
-        if len(self._result.owner) <= self.EAGER:
+            raise KeyError(member)                  # a member not in the group
+        if len(self._result.owner) <= self.EAGER:   # every list at once (no index needed)
+            self._sort()
             self._lists = self._build(0, len(self._ids))
             self._complete = True
             return self._lists[member]
+        i = self._member_index()[member]            # KeyError for a member not in the group
         listed = self._build(i, i + 1)[member]
         self._lists[member] = listed
         return listed
@@ -194,7 +195,7 @@ class MemberAssignment(Mapping[str, List[TopicPartition]]):
         self._pids = pids
         self._bounds = np.searchsorted(owner[pids], np.arange(len(self._ids) + 1))
 
-    def _build(self, first: int, stop: int) -> Dict[str, List[TopicPartition]]:
+    def _build(self, first: int, stop: int) -> Dict[str, TopicPartitionList]:
         """The lists of members ``first`` to ``stop - 1`` (by index)."""
         r = self._result
         lo, hi = int(self._bounds[first]), int(self._bounds[stop])
@@ -205,5 +206,4 @@ class MemberAssignment(Mapping[str, List[TopicPartition]]):
         partitions.setflags(write=False)
         pairs = list(zip(np.asarray(names, dtype=object)[topics].tolist(), partitions.tolist()))
         bounds = (self._bounds[first:stop + 1] - lo).tolist()
-        return {self._ids[first + k]: TopicPartitionList.wrap(pairs[i:j], names, topics, partitions, i, j)
-                for k, (i, j) in enumerate(zip(bounds, bounds[1:]))}
+        return TopicPartitionList.wrap_runs(self._ids[first:stop], pairs, bounds, names, topics, partitions)
