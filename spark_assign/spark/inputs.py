@@ -136,7 +136,7 @@ def _weight_values(topic: str, values: Any) -> List[Optional[float]]:
     """One topic's weights as floats (None stays None), each checked to be a number: a NumPy
     array of numbers, or a list of ints, floats (Python's or NumPy's) and Nones, in one pass;
     anything else value by value."""
-    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf" and values.ndim == 1:
         return values.astype(np.float64).tolist()
     kinds = set(map(type, values))
     if kinds <= _PLAIN_WEIGHTS:

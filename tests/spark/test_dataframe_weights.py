@@ -263,3 +263,6 @@ def test_a_dict_of_weights_reads_every_shape_of_numbers_and_names_a_bad_value():
         with pytest.raises(InvalidInputError) as info:
             weight_table({"t": bad})
         assert (info.value.column, info.value.rows) == ("weights", [row])
+    with pytest.raises(InvalidInputError) as info:
+        weight_table({"t": np.ones((2, 2))})                    # one list per topic, not a matrix
+    assert info.value.column == "weights"
