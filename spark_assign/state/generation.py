@@ -16,7 +16,7 @@ that only carries its generation number, so its next generation follows it.
 from __future__ import annotations
 
 import datetime
-from typing import Dict, List, Optional, cast
+from typing import Any, Dict, List, Optional, cast
 
 import numpy as np
 import pyarrow as pa
@@ -90,9 +90,12 @@ def rows_in_driver(backend, request: Request, snap: Optional[Snapshot], todo: Pl
     return pa.table([extra[f.name] if f.name in extra else result.column(f.name) for f in schema], schema=schema)
 
 
-def _weights(request: Request, todo: Plan, ids: List[str], everything: bool) -> Optional[DataFrame]:
-    """The weights the changed groups ``ids`` read: per-group weights of other groups left out
-    (each group's own weight rows travel with it, see :mod:`spark_assign.spark.wire`)."""
+def _weights(request: Request, todo: Plan, ids: List[str], everything: bool) -> Any:
+    """The weights the changed groups ``ids`` read: a dict as given (it travels with the job),
+    else the DataFrame without other groups' per-group weights (each group's own weight rows
+    travel with it on the wire, see :mod:`spark_assign.spark.wire`)."""
+    if request.weight_dict is not None:
+        return request.weight_dict
     w = request.weights
     if w is None or everything or "group_id" not in w.columns:
         return w

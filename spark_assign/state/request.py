@@ -25,7 +25,10 @@ class Request:
     and as a DataFrame, the strategy's name, the data files wanted, and the topics as a checked
     dict when given so (the plan and the driver path use it as a constant); the weights (a
     DataFrame, see :func:`~spark_assign.spark.inputs.weights_frame`) and the load-aware knobs
-    given (``options``), whether the strategy balances weights, and the fingerprint's key."""
+    given (``options``), whether the strategy balances weights, and the fingerprint's key.
+    Weights given as a dict are also kept as given (``weight_dict``): the assignment job takes
+    them so, and they travel with it instead of being joined onto every group's rows
+    (:func:`~spark_assign.spark.wire.weights_travel`)."""
 
     subscriptions: DataFrame
     topics: Topics
@@ -39,6 +42,7 @@ class Request:
     options: Dict[str, Any] = field(default_factory=dict)
     weighted: bool = False
     key: str = ""
+    weight_dict: Optional[Mapping[str, Any]] = None
 
     @property
     def replans_for_load(self) -> bool:
@@ -67,4 +71,5 @@ def make_request(spark, subscriptions: DataFrame, topics: Topics, strategy: str,
     weight_df = weights_frame(spark, weights)
     return Request(subscriptions, topics, topic_df, chosen.name, num_files,
                    check_topics(topics) if isinstance(topics, Mapping) else None, max_attempts, force,
-                   weight_df, options, chosen.weighted, fingerprint_key(chosen.name, chosen.weighted, options))
+                   weight_df, options, chosen.weighted, fingerprint_key(chosen.name, chosen.weighted, options),
+                   weights if isinstance(weights, Mapping) else None)

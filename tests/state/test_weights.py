@@ -15,6 +15,7 @@ from deltalake import DeltaTable, write_deltalake
 from spark_assign import AssignmentTable
 from spark_assign.errors import InvalidInputError
 from spark_assign.state.layout import TABLE_COLUMNS, arrow_schema
+from spark_assign.state.request import make_request
 
 pytestmark = pytest.mark.spark
 
@@ -137,6 +138,35 @@ def test_bad_weights_write_nothing(spark, tmp_path, engine):
         table.rebalance(fleet(spark), TOPICS, "lag-based")
     assert info.value.column == "weights"
     assert [v["version"] for v in table.versions()][0] == 1              # nothing written
+
+
+def test_a_dict_of_weights_gives_the_rows_of_the_same_weights_as_a_dataframe(spark, tmp_path, engine):
+    rng = random.Random(11)
+    shared = {"orders": [round(rng.paretovariate(1.2) * 10, 3) for _ in range(8)], "audit": [5, 5.5]}  # 2 short
+    flat = spark.createDataFrame([(t, p, float(w)) for t, ws in shared.items() for p, w in enumerate(ws)],
+                                 "topic string, partition int, weight double")
+    def rows(table):
+        return sorted((r.generation, r.group_id, r.member_id, r.topic, r.partition, r.status, r.weight)
+                      for r in table.latest().collect())
+
+    stored = []
+    for given in (shared, flat):
+        table = AssignmentTable(spark, str(tmp_path / f"t{len(stored)}"), engine=engine)
+        first = table.rebalance(fleet(spark), TOPICS, "load-aware", weights=given)
+        fresh = rows(table)
+        again = table.rebalance(fleet(spark), TOPICS, "load-aware", weights=given)
+        assert first.version == 1 and again.version is None
+        churn = fleet(spark).where("member_id != 'g2-m0'")
+        assert table.rebalance(churn, TOPICS, "load-aware", weights=given).summary["groups_recomputed"] == 1
+        stored.append((fresh, rows(table)))
+    assert stored[0] == stored[1]
+    request = make_request(spark, fleet(spark), TOPICS, "load-aware", None, 1, False, weights=shared)
+    assert request.weight_dict is shared and request.weights is not None     # travels; checked as rows
+    table = AssignmentTable(spark, str(tmp_path / "bad"), engine=engine)
+    with pytest.raises(InvalidInputError) as info:        # longer than the topic
+        table.rebalance(fleet(spark), TOPICS, "load-aware", weights={"audit": [1.0] * 5})
+    assert (info.value.column, info.value.rows) == ("partition", [("audit", 4)])
+    assert not table.exists()                             # nothing written
 
 
 def _format_1_table(path, rows: pa.Table):
