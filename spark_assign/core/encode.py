@@ -186,9 +186,9 @@ def _generations(values: Optional[Sequence[Optional[int]]], n: int, member_ids: 
         return np.full(n, NO_GENERATION, dtype=np.int64)
     if kinds == {int}:                                               # every member has one
         ints = cast(Sequence[int], values)
-        first = ints[0]
-        if ints.count(first) == n and INT32_MIN <= first <= MAX_PARTITIONS:   # the same one: the usual case
-            return np.full(n, max(first, NO_GENERATION), dtype=np.int64)
+        if type(ints) in (list, tuple) and len(ints) == n and ints.count(ints[0]) == n \
+                and INT32_MIN <= ints[0] <= MAX_PARTITIONS:              # one for all: the usual case
+            return np.full(n, max(ints[0], NO_GENERATION), dtype=np.int64)
         if INT32_MIN <= min(ints) and max(ints) <= MAX_PARTITIONS:
             return np.maximum(np.array(ints, dtype=np.int64), NO_GENERATION)
     if kinds <= {int, type(None)}:                                   # the common case

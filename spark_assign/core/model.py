@@ -362,11 +362,14 @@ def _partition_value(member_id: object, tp: Sequence[object]) -> int:
             f"partition must be an integer, got {type(p).__name__}",
             column="owned_partitions", rows=[(member_id, tuple(tp))],
         )
-    if p > MAX_PARTITIONS or p < INT32_MIN:
+    if p > MAX_PARTITIONS:
         raise InvalidInputError(
-            f"partition outside Kafka's range (0 to {MAX_PARTITIONS:,}: partition ids are 32-bit)",
+            f"partition above Kafka's limit of {MAX_PARTITIONS:,} (partition ids are 32-bit)",
             column="owned_partitions", rows=[(member_id, tuple(tp))],
         )
+    if p < -(1 << 63):                 # beyond int64 (encode names every other negative one alike)
+        raise InvalidInputError("negative partition in owned partitions", column="owned_partitions",
+                                rows=[(member_id, tp[0], p)])
     return int(p)
 
 

@@ -173,12 +173,17 @@ class _GeneralBuilder:
         when the k least subscriber keys are all below the least one + M, those are they."""
         M = len(self.counts)
         key = (self.counts * M + np.arange(M)).tolist()          # per member, its current key
-        eligible, offsets = self.eligible.tolist(), self.eligible_bounds.tolist()
+        offsets = self.eligible_bounds.tolist()
         picks: list = []
         starts = [0] + bounds.tolist()
         stops = starts[1:] + [len(topics)]
-        for start, stop, t in zip(starts, stops, topics[starts].tolist()):
-            mine = eligible[offsets[t]:offsets[t + 1]]
+        run_topics = topics[starts].tolist()
+        if len(self.eligible) <= _HEAP_WORK:      # one conversion, then a list slice per run
+            listed = self.eligible.tolist()
+            subscribers = [listed[offsets[t]:offsets[t + 1]] for t in run_topics]
+        else:                                     # many subscriptions: convert only the runs' own
+            subscribers = [self.eligible[offsets[t]:offsets[t + 1]].tolist() for t in run_topics]
+        for start, stop, mine in zip(starts, stops, subscribers):
             k = stop - start
             if len(mine) == 1:
                 least = key[mine[0]]

@@ -133,13 +133,13 @@ _PLAIN_WEIGHTS = {float, int, type(None), np.float64, np.float32, np.int64, np.i
 
 
 def _weight_values(topic: str, values: Any) -> List[Optional[float]]:
-    """One topic's weights as floats (None stays None), each checked to be a number: a NumPy
-    array of numbers, or a list of ints, floats (Python's or NumPy's) and Nones, in one pass;
-    anything else value by value."""
-    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf" and values.ndim == 1:
+    """One topic's weights as floats (None stays None), each checked to be a number: a 1-D NumPy
+    array of numbers, or a list or tuple of ints, floats (Python's or NumPy's) and Nones, in one
+    pass; anything else (a masked array, a set, a dict's values...) value by value."""
+    if type(values) is np.ndarray and values.dtype.kind in "iuf" and values.ndim == 1:
         return values.astype(np.float64).tolist()
-    kinds = set(map(type, values))
-    if kinds <= _PLAIN_WEIGHTS:
+    kinds = set(map(type, values)) if type(values) in (list, tuple) else None
+    if kinds is not None and kinds <= _PLAIN_WEIGHTS:
         if type(None) in kinds:
             return [None if v is None else float(v) for v in values]
         return np.asarray(values, dtype=np.float64).tolist()

@@ -30,7 +30,7 @@ from .layout import PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, spark_ddl
 from .plan import Plan, only_groups, only_heads, with_fingerprints
 from .request import Request
 
-__all__ = ["rows_in_spark", "rows_in_driver", "PREVIOUS_COLUMNS"]
+__all__ = ["rows_in_spark", "rows_in_driver", "job_weights", "PREVIOUS_COLUMNS"]
 
 #: What a rebalance reads of the latest generation (the engine's ``previous``), and their types.
 PREVIOUS_COLUMNS = ["group_id", "generation", "member_id", "topic", "partition", "status", "group_instance_id"]
@@ -56,7 +56,7 @@ def rows_in_spark(backend, request: Request, snap: Optional[Snapshot], todo: Pla
     subs = request.subscriptions if everything else only_groups(request.subscriptions, todo, ids)
     previous = _previous(backend, snap, todo, ids)
     result = assign_frame(subs, request.strategy, request.topic_df, previous, num_partitions=tasks,
-                          with_instance=True, weights=_weights(request, todo, ids, everything), **request.options)
+                          with_instance=True, weights=job_weights(request, todo, ids, everything), **request.options)
     if "weight" not in result.columns:
         result = result.withColumn("weight", F.lit(None).cast("double"))
     rows = (with_fingerprints(result, todo, ids)
@@ -74,7 +74,7 @@ def rows_in_driver(backend, request: Request, snap: Optional[Snapshot], todo: Pl
     subs = request.subscriptions if todo.everything else only_groups(request.subscriptions, todo, ids)
     previous = _previous_arrow(backend, snap, todo, ids)
     result = assign_local(subs, request.strategy, request.topics, previous, with_instance=True,
-                          weights=_weights(request, todo, ids, todo.everything), **request.options)
+                          weights=job_weights(request, todo, ids, todo.everything), **request.options)
     groups = result.column("group_id")
     known = pc.unique(groups)
     fingerprint = pa.array([todo.changed[g].fingerprint for g in known.to_pylist()], type=pa.string())
@@ -90,7 +90,7 @@ def rows_in_driver(backend, request: Request, snap: Optional[Snapshot], todo: Pl
     return pa.table([extra[f.name] if f.name in extra else result.column(f.name) for f in schema], schema=schema)
 
 
-def _weights(request: Request, todo: Plan, ids: List[str], everything: bool) -> Any:
+def job_weights(request: Request, todo: Plan, ids: List[str], everything: bool) -> Any:
     """The weights the changed groups ``ids`` read: a dict as given (it travels with the job),
     else the DataFrame without other groups' per-group weights (each group's own weight rows
     travel with it on the wire, see :mod:`spark_assign.spark.wire`)."""

@@ -70,6 +70,11 @@ def test_bad_owned_partitions():
     for bad in (True, 1.0, 2**31, -2**31 - 1, -2**70, 2**70):
         e = err([Member("a", topics=["t"], owned=[("t", 0), ("t", bad)])], {"t": 2})
         assert e.column == "owned_partitions" and repr(bad) in repr(e.rows), bad
+    for bad in (-2**31 - 1, -2**70):                  # every negative one is named alike
+        e = err([Member("a", topics=["t"], owned=[("t", bad)])], {"t": 2})
+        assert str(e).startswith("negative partition in owned partitions") and e.rows == [("a", "t", bad)]
+    e = err([Member("a", topics=["t"], owned=[("t", 2**31)])], {"t": 2})
+    assert "above Kafka's limit" in str(e)
 
 
 def test_claimed_partitions_of_any_integer_type_read_alike():
@@ -109,6 +114,8 @@ def test_generations_one_shared_or_mixed_read_the_same_way():
     assert generations([-5, -5]) == [-1, -1]                # negative reads as none, as in Kafka
     assert generations([7, None, 7]) == [7, -1, 7]
     assert generations([2**31 - 1] * 2) == [2**31 - 1] * 2
+    assert generations(np.array([5, 5], dtype=object)) == [5, 5]      # not a list: the general path
+    assert generations((3, 3)) == [3, 3]
     for bad in ([1, True], [True, 1], [1, 1.0], [2**31] * 3, [-2**31 - 1] * 2):
         spec = GroupInput(member_ids=["m0", "m1"], topic_names=["t"], topic_counts=np.array([1]),
                           sub_member=np.arange(2), sub_topic=np.zeros(2, dtype=np.int64), generations=bad[:2])

@@ -41,3 +41,10 @@ def test_the_mapping_is_the_columns_whichever_read_comes_first(partitions, first
     with pytest.raises(KeyError):
         view["nobody"]
     assert np.array_equal(view["consumer-0-ü"].partitions, [p for _, p in plain(result)["consumer-0-ü"]])
+
+
+def test_partitions_withheld_by_a_cooperative_rebalance_are_in_no_list():
+    members = [Member("a", topics=["t"], owned=[("t", p) for p in range(6)], generation=1), Member("b", topics=["t"])]
+    result = assign(members, {"t": 6}, "cooperative-sticky")
+    assert (result.owner < 0).sum() == 3 and dict(result.assignment) == plain(result)
+    assert result.assignment["b"] == [] and len(result.assignment["a"]) == 3

@@ -254,12 +254,14 @@ def test_a_dict_of_weights_reads_every_shape_of_numbers_and_names_a_bad_value():
     from spark_assign.spark.inputs import weight_table
 
     table = weight_table({"a": [1, 2.5, None], "b": np.array([3, 4], dtype=np.int32),
-                          "c": [np.float64(0.5), np.float32(1.5)], "主题": (7,), "d": [Fraction(1, 4)]})
-    assert table.to_pydict() == {"topic": ["a"] * 3 + ["b"] * 2 + ["c"] * 2 + ["主题", "d"],
-                                 "partition": [0, 1, 2, 0, 1, 0, 1, 0, 0],
-                                 "weight": [1.0, 2.5, None, 3.0, 4.0, 0.5, 1.5, 7.0, 0.25]}
+                          "c": [np.float64(0.5), np.float32(1.5)], "主题": (7,), "d": [Fraction(1, 4)],
+                          "e": {0: 2.0, 1: 3}.values()})
+    assert table.to_pydict() == {"topic": ["a"] * 3 + ["b"] * 2 + ["c"] * 2 + ["主题", "d", "e", "e"],
+                                 "partition": [0, 1, 2, 0, 1, 0, 1, 0, 0, 0, 1],
+                                 "weight": [1.0, 2.5, None, 3.0, 4.0, 0.5, 1.5, 7.0, 0.25, 2.0, 3.0]}
+    masked = np.ma.array([1.0, 2.0], mask=[False, True])
     for bad, row in (([1.0, True], ("t", 1, True)), (np.array([True]), ("t", 0, True)),
-                     ([1.0, "2"], ("t", 1, "2")), ([None, [1.0]], ("t", 1, [1.0]))):
+                     ([1.0, "2"], ("t", 1, "2")), ([None, [1.0]], ("t", 1, [1.0])), (masked, ("t", 1, masked[1]))):
         with pytest.raises(InvalidInputError) as info:
             weight_table({"t": bad})
         assert (info.value.column, info.value.rows) == ("weights", [row])

@@ -15,6 +15,8 @@ from deltalake import DeltaTable, write_deltalake
 from spark_assign import AssignmentTable
 from spark_assign.errors import InvalidInputError
 from spark_assign.state.layout import TABLE_COLUMNS, arrow_schema
+from spark_assign.state.generation import job_weights
+from spark_assign.state.plan import Plan
 from spark_assign.state.request import make_request
 
 pytestmark = pytest.mark.spark
@@ -161,7 +163,10 @@ def test_a_dict_of_weights_gives_the_rows_of_the_same_weights_as_a_dataframe(spa
         stored.append((fresh, rows(table)))
     assert stored[0] == stored[1]
     request = make_request(spark, fleet(spark), TOPICS, "load-aware", None, 1, False, weights=shared)
-    assert request.weight_dict is shared and request.weights is not None     # travels; checked as rows
+    assert request.weights is not None                            # rows, for the load check
+    assert job_weights(request, Plan(len(GROUPS), {}), [], everything=False) is shared     # travels as given
+    request = make_request(spark, fleet(spark), TOPICS, "load-aware", None, 1, False, weights=flat)
+    assert job_weights(request, Plan(len(GROUPS), {}), [], everything=False) is request.weights
     table = AssignmentTable(spark, str(tmp_path / "bad"), engine=engine)
     with pytest.raises(InvalidInputError) as info:        # longer than the topic
         table.rebalance(fleet(spark), TOPICS, "load-aware", weights={"audit": [1.0] * 5})
