@@ -240,7 +240,7 @@ def _universe(spec: GroupInput, people: _Members) -> _Universe:
     sub_topic = np.asarray(spec.sub_topic, dtype=np.int64)
     shared = shared_topic_row(np.asarray(spec.sub_member, dtype=np.int64), sub_topic, len(people.ids))
     subscribed = (shared if shared is not None else
-                  np.flatnonzero(np.bincount(sub_topic, minlength=len(names_in)))).tolist()
+                  np.bincount(sub_topic, minlength=len(names_in)).nonzero()[0]).tolist()
     if "".join(names_in).isascii() or "".join(names_in[i] for i in subscribed).isascii():
         uni_in = sorted(subscribed, key=names_in.__getitem__)
     else:
@@ -250,7 +250,7 @@ def _universe(spec: GroupInput, people: _Members) -> _Universe:
     raw = counts_in[at]
     counts = np.maximum(raw, 0)
     offsets = np.zeros(T + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
+    np.add.accumulate(counts, out=offsets[1:])
     to_uni = np.full(len(names_in), -1, dtype=np.int64)
     to_uni[at] = np.arange(T, dtype=np.int64)
     return _Universe([names_in[i] for i in uni_in], counts, raw >= 0, offsets, to_uni, names_in, shared)
@@ -259,7 +259,7 @@ def _universe(spec: GroupInput, people: _Members) -> _Universe:
 def _pids(uni_topic: np.ndarray, partition: np.ndarray, topics: _Universe) -> np.ndarray:
     """pid of each (universe topic, partition) pair (partitions >= 0); -1 where outside the
     universe. Topic -1 (not subscribed) reads the sentinel appended to counts and starts."""
-    counts = np.append(topics.counts, 0)
+    counts = np.concatenate((topics.counts, [0]))
     starts = topics.offsets.copy()
     starts[-1] = 0
     pid = starts[uni_topic] + partition

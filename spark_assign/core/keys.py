@@ -32,7 +32,7 @@ def _sorted_unique_keys(keys: np.ndarray, space: int, check_only: bool = False) 
         seen[keys] = True
         if check_only:
             return keys if np.count_nonzero(seen) == len(keys) else None
-        out = np.flatnonzero(seen)
+        out = seen.nonzero()[0]
     else:
         out = np.unique(keys)
     return out if len(out) == len(keys) else None
@@ -103,7 +103,7 @@ def encode_subscriptions(sm: np.ndarray, st: np.ndarray, n: int, member_ids: Lis
                                     column="topic", rows=rows)
         if complete:
             return None
-        sm, st = key // T, key % T
+        sm, st = np.divmod(key, T)
     elif len(key) == n * len(uni_names):
         return None
     return sm, st

@@ -455,7 +455,7 @@ class Group:
         """Topic index of every pid (computed once; do not modify)."""
         cached = self.__dict__.get("_pid_topic")
         if cached is None:
-            cached = np.repeat(np.arange(self.num_topics, dtype=np.int64), self.topic_counts)
+            cached = np.arange(self.num_topics, dtype=np.int64).repeat(self.topic_counts)
             self.__dict__["_pid_topic"] = cached
         return cached
 
@@ -497,9 +497,9 @@ class Group:
             self.__dict__["_subscribers"] = cached
         if cached is None:
             key = self.sub_topic.astype(np.uint16 if self.num_topics < 1 << 16 else np.int64)
-            order = np.argsort(key, kind="stable")         # radix sort for 16-bit keys
+            order = key.argsort(kind="stable")            # radix sort for 16-bit keys
             bounds = np.zeros(self.num_topics + 1, dtype=np.int64)
-            np.cumsum(np.bincount(self.sub_topic, minlength=self.num_topics), out=bounds[1:])
+            np.add.accumulate(np.bincount(self.sub_topic, minlength=self.num_topics), out=bounds[1:])
             cached = (self.sub_member[order], bounds)
             self.__dict__["_subscribers"] = cached
         return cached

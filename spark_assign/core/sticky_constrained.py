@@ -31,7 +31,7 @@ import numpy as np
 
 from .context import Context
 from .keys import run_positions
-from .sticky import StickyRacks
+from .racks import StickyRacks
 
 __all__ = ["build_constrained"]
 

@@ -46,7 +46,7 @@ import numpy as np
 from .context import Context
 from .javautil import JavaHashSet, java_string_hash, topic_partition_hash
 from .keys import run_positions
-from .sticky import StickyRacks
+from .racks import StickyRacks
 
 __all__ = ["build_general", "water_fill"]
 
@@ -87,10 +87,11 @@ class _GeneralBuilder:
         # Potential members of each topic: its subscribers (topics without partitions have none).
         with_parts = g.topic_counts > 0
         self.eligible, self.eligible_bounds = g.subscribers_by_topic()   # by member index
-        self.num_eligible = np.where(with_parts, np.diff(self.eligible_bounds), 0)
+        bounds = self.eligible_bounds
+        self.num_eligible = (bounds[1:] - bounds[:-1]) * with_parts
         # Kafka's sortedAllPartitions: topics by (potential members, name), partitions ascending.
         if P <= _HEAP_WORK:     # few pids: one stable sort of them (in name order) beats the ranges
-            self.sorted_all = np.argsort(self.num_eligible[self.pid_topic], kind="stable")
+            self.sorted_all = self.num_eligible[self.pid_topic].argsort(kind="stable")
         else:
             topics = np.flatnonzero(with_parts)
             topics = topics[np.lexsort((topics, self.num_eligible[topics]))]
@@ -121,7 +122,7 @@ class _GeneralBuilder:
             cm, cp = cm[keep], cp[keep]
         self.owner[cp] = cm
         self.order[cp] = cp           # kept partitions first, in partition order (pid < P)
-        self.counts = np.bincount(cm, minlength=g.num_members).astype(np.int64)
+        self.counts = np.bincount(cm, minlength=g.num_members).astype(np.int64, copy=False)
         self.unassigned = self.sorted_all[self.owner[self.sorted_all] < 0]
 
     # ------------------------------------------------------------------ stage 2
@@ -139,7 +140,7 @@ class _GeneralBuilder:
         if len(rest) == 0:
             return
         topics = self.pid_topic[rest]
-        bounds: np.ndarray = np.flatnonzero(np.diff(topics)) + 1
+        bounds: np.ndarray = (topics[1:] != topics[:-1]).nonzero()[0] + 1
         # Heap work: the picks plus the subscribers of their topics (each topic is one run),
         # at most all subscriptions.
         if len(rest) + len(self.eligible) <= _HEAP_WORK or \
@@ -236,8 +237,8 @@ class _GeneralBuilder:
         # with one potential member is that member's, and a member of a reassignable topic
         # either holds one of its partitions or has room for one.
         self.taking_part = np.bincount(g.sub_member[reassignable_topic[g.sub_topic]], minlength=g.num_members) > 0
-        self.active = np.flatnonzero(self.taking_part)
-        self.r_topics = np.flatnonzero(reassignable_topic)
+        self.active = self.taking_part.nonzero()[0]
+        self.r_topics = reassignable_topic.nonzero()[0]
         loads = self.counts[self.active]
         if len(loads) == 0 or loads.max() - loads.min() <= 1:
             return                  # nothing is movable (see _ListRebalance): every pass stops at once
