@@ -154,6 +154,31 @@ def test_claims_on_shrunk_or_unknown_topics_are_dropped_and_revoked():
     assert r.revoked == {"a": [("gone", 0), ("t", 5)]}
 
 
+def test_from_members_codes_topics_the_same_way_however_many_names_it_looks_up():
+    # One name, several, a name outside the metadata (new codes in order of first appearance,
+    # count -1), a non-ASCII one; subscriptions and claims alike.
+    topics = {"t": 2, "主题": 3}
+    spec = GroupInput.from_members([Member("a", topics=["t"]), Member("b")], topics)
+    assert spec.sub_topic.tolist() == [0] and spec.topic_names == ["t", "主题"]
+    members = [Member("a", topics=["主题", "ghost", "t"], owned=[("t", 1), ("gone", 0), ("ghost", 4)]),
+               Member("b", topics=["ghost"], owned=[("主题", 2)])]
+    spec = GroupInput.from_members(members, topics)
+    assert spec.topic_names == ["t", "主题", "ghost", "gone"]
+    assert spec.topic_counts.tolist() == [2, 3, -1, -1]
+    assert spec.sub_member.tolist() == [0, 0, 0, 1] and spec.sub_topic.tolist() == [1, 2, 0, 2]
+    assert spec.claim_member.tolist() == [0, 0, 0, 1] and spec.claim_topic.tolist() == [0, 3, 2, 1]
+    assert spec.claim_partition.tolist() == [1, 0, 4, 2]
+    spec = GroupInput.from_members([Member("a", owned=[("gone", 0)]), Member("b", topics=["t"])], topics)
+    assert spec.claim_topic.tolist() == [2] and spec.topic_names == ["t", "主题", "gone"]
+
+
+def test_a_topic_that_cannot_be_a_name_is_named_in_subscriptions_and_claims():
+    for members in ([Member("a", topics=["t", ["t"]]), Member("b", topics=["t"])],  # type: ignore[list-item]
+                    [Member("a", topics=["t"], owned=[("t", 0), (["t"], 1)]), Member("b", topics=["t"])]):
+        e = err(members, {"t": 2})
+        assert e.column == "topic" and "topic must be a string, got list" in str(e) and e.rows == [["t"]]
+
+
 def test_members_without_subscriptions_are_listed_empty():
     r = assign([Member("a"), Member("b", topics=["t"])], {"t": 3}, "sticky")
     assert r.assignment == {"a": [], "b": [("t", 0), ("t", 1), ("t", 2)]}
