@@ -156,7 +156,9 @@ class MemberAssignment(Mapping[str, List[TopicPartition]]):
         return iter(self._ids)
 
     def __contains__(self, member: object) -> bool:
-        return member in self._lists or member in self._member_index()
+        if member in self._lists:
+            return True
+        return not self._complete and member in self._member_index()    # complete: every member is listed
 
     def __getitem__(self, member: str) -> List[TopicPartition]:
         listed = self._lists.get(member)
