@@ -64,13 +64,18 @@ def partitions_changing_hands(ctx: Context, owner: np.ndarray) -> np.ndarray:
     partition, handing it over in the very round its owner revokes it.
     """
     g = ctx.group
-    P = g.num_partitions
-    cm, cp = g.claim_member, g.claim_pid
-    revoked = np.zeros(P, dtype=bool)
-    revoked[cp[owner[cp] != cm]] = True
-    claimed_by_owner = np.zeros(P, dtype=bool)
-    claimed_by_owner[cp[owner[cp] == cm]] = True
-    added = (owner >= 0) & ~claimed_by_owner
     valid_owner, _ = ctx.claims
     taken_from_owner = (owner >= 0) & (valid_owner >= 0) & (owner != valid_owner)
+    if not g.claims_overlap:
+        # One claim per claimed partition, and it stands: "added and revoked" is then a new
+        # owner where there was a claimant, which is taken_from_owner already.
+        return taken_from_owner
+    P = g.num_partitions
+    cm, cp = g.claim_member, g.claim_pid
+    kept = owner[cp] == cm
+    revoked = np.zeros(P, dtype=bool)
+    revoked[cp[~kept]] = True
+    claimed_by_owner = np.zeros(P, dtype=bool)
+    claimed_by_owner[cp[kept]] = True
+    added = (owner >= 0) & ~claimed_by_owner
     return (added & revoked) | taken_from_owner

@@ -1,11 +1,19 @@
 """Unit tests of the sticky builders' moving parts."""
 
+import dataclasses
 import random
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from spark_assign.core import Member, assign
+from spark_assign.core import GroupInput, Member, assign, assign_group
+from spark_assign.core.context import Context
+from spark_assign.core.encode import encode
+from spark_assign.core.sticky import partitions_changing_hands
 from spark_assign.core.sticky_general import _pid_ranges, water_fill
+
+from .strategies import groups
 
 
 def _greedy(counts, k):
@@ -70,3 +78,22 @@ def test_doubly_claimed_partition_in_one_generation_is_unowned():
     # Kafka's testPartitionsTransferringOwnershipIncludeThePartitionClaimedByMultipleConsumersInSameGeneration
     assert r.assignment == {"a": [("t", 1)], "b": [("t", 2)], "c": []}
     assert r.status_names()[0] == "revoked" and r.previous_owner[0] == -1
+
+
+@settings(max_examples=150, deadline=None)
+@given(groups(max_members=20, max_topics=8), st.randoms(use_true_random=False))
+def test_partitions_changing_hands_reads_single_claims_as_the_general_rule_does(case, rng):
+    # Without a partition claimed twice, the cooperative adjustment takes a shortcut; it must
+    # withhold what the general rule (forced by marking the claims as overlapping) withholds,
+    # for any owner array: the sticky result's, and one dealt at random.
+    members, topics = case
+    group = encode(GroupInput.from_members(members, topics))
+    if group.claims_overlap:
+        return
+    P, M = group.num_partitions, group.num_members
+    sticky = assign_group(GroupInput.from_members(members, topics), "sticky").owner
+    dealt = np.array([rng.randrange(-1, M) for _ in range(P)], dtype=np.int64)
+    for owner in (sticky, dealt):
+        shortcut = partitions_changing_hands(Context(group), owner)
+        general = partitions_changing_hands(Context(dataclasses.replace(group, claims_overlap=True)), owner)
+        assert shortcut.tolist() == general.tolist()
