@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from spark_assign.core import GroupInput, Member, assign, assign_group
+from spark_assign.core import GroupInput, Member, assign, assign_group, model
 from spark_assign.errors import InvalidInputError, SparkAssignError, UnknownStrategyError
 
 
@@ -154,9 +154,12 @@ def test_claims_on_shrunk_or_unknown_topics_are_dropped_and_revoked():
     assert r.revoked == {"a": [("gone", 0), ("t", 5)]}
 
 
-def test_from_members_codes_topics_the_same_way_however_many_names_it_looks_up():
+@pytest.mark.parametrize("one_call", [1 << 16, 0])
+def test_from_members_codes_topics_the_same_way_however_many_names_it_looks_up(monkeypatch, one_call):
     # One name, several, a name outside the metadata (new codes in order of first appearance,
-    # count -1), a non-ASCII one; subscriptions and claims alike.
+    # count -1), a non-ASCII one; subscriptions and claims alike; names looked up in one call or
+    # one by one.
+    monkeypatch.setattr(model, "ONE_CALL_NAMES", one_call)
     topics = {"t": 2, "主题": 3}
     spec = GroupInput.from_members([Member("a", topics=["t"]), Member("b")], topics)
     assert spec.sub_topic.tolist() == [0] and spec.topic_names == ["t", "主题"]
