@@ -163,6 +163,8 @@ def test_from_members_codes_topics_the_same_way_however_many_names_it_looks_up(m
     topics = {"t": 2, "主题": 3}
     spec = GroupInput.from_members([Member("a", topics=["t"]), Member("b")], topics)
     assert spec.sub_topic.tolist() == [0] and spec.topic_names == ["t", "主题"]
+    spec = GroupInput.from_members([Member("a", topics=["主题", "t"]), Member("b", topics=["t"])], topics)
+    assert spec.sub_topic.tolist() == [1, 0, 0] and spec.topic_names == ["t", "主题"]
     members = [Member("a", topics=["主题", "ghost", "t"], owned=[("t", 1), ("gone", 0), ("ghost", 4)]),
                Member("b", topics=["ghost"], owned=[("主题", 2)])]
     spec = GroupInput.from_members(members, topics)
