@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import base64
 import heapq
+from operator import itemgetter
 from typing import List, Mapping, Optional, Tuple
 
 import numpy as np
@@ -266,45 +267,84 @@ class _Heterogeneous:
     def _fill_with_heaps(self, free: np.ndarray) -> None:
         """:meth:`fill_unassigned` for a few thousand partitions, in Python: per topic, its
         subscribers sorted by load (then id) form a heap of (load, position), so the least
-        loaded takes each partition, ties to the earlier position, as :func:`water_fill` deals."""
+        loaded takes each partition, ties to the earlier position, as :func:`water_fill` deals.
+
+        Each pair is packed into one int that compares as the pair does, and faster: a member's
+        ``key`` is ``load * M + id``; in a topic's heap of n, ``load * n + position``."""
         if len(free) == 0:
             return
         g = self.g
-        size = self.size.tolist()
+        M = len(self.size)
+        key = (self.size * M + np.arange(M)).tolist()
+        listed, offsets = self.subscribers.tolist(), self.bounds.tolist()
         bounds = np.searchsorted(g.pid_topic()[free], np.arange(g.num_topics + 1)).tolist()
         pids: list = []
         picks: list = []
-        for t in self.topics.tolist():
+        for t in self.topics.tolist():                 # every one has a subscriber
             lo, hi = bounds[t], bounds[t + 1]
             if lo == hi:
                 continue
-            members = sorted(self.subscribers_of(t).tolist(), key=lambda m: (size[m], m))
-            heap = [(size[m], k) for k, m in enumerate(members)]          # sorted, so a heap
-            for _ in range(hi - lo):
-                level, k = heap[0]
-                picks.append(members[k])
-                size[members[k]] = level + 1
-                heapq.heapreplace(heap, (level + 1, k))
+            k = hi - lo
+            mine = listed[offsets[t]:offsets[t + 1]]
+            ranked = sorted(itemgetter(*mine)(key)) if len(mine) > 1 else [key[mine[0]]]
+            if k <= len(ranked) and ranked[k - 1] // M == ranked[0] // M:
+                # The k least loaded share one load: each takes one partition, in order (any
+                # heap entry a pick puts back is at a higher load).
+                for least in ranked[:k]:
+                    picks.append(least % M)
+                    key[least % M] = least + M
+            else:
+                n = len(ranked)
+                members = [least % M for least in ranked]
+                heap = [least // M * n + i for i, least in enumerate(ranked)]   # sorted, so a heap
+                for _ in range(k):
+                    least = heap[0]
+                    m = members[least % n]
+                    picks.append(m)
+                    key[m] += M
+                    heapq.heapreplace(heap, least + n)
             pids.extend(free[lo:hi].tolist())
         self.owner[pids] = picks
-        self.size = np.array(size, dtype=np.int64)
+        self.size = np.array(key, dtype=np.int64) // M
 
-    def balance(self) -> None:
-        topics = [t for t in self.topics.tolist() if len(self.subscribers_of(t)) >= 2]
+    def balance(self) -> bool:
+        """Kafka's balancing rounds; True when they ended by themselves (a full round of topics
+        without a move), False at the round cap (:data:`MAX_BALANCE_ROUNDS`)."""
+        topics = self.topics[np.diff(self.bounds)[self.topics] >= 2]
+        if len(topics) == 0:
+            return True
+        # Each topic's subscribers as a range of self.subscribers, [start, end) interleaved for
+        # reduceat; its load spread is recomputed only after a topic moved something.
+        ranges = np.stack((self.bounds[topics], self.bounds[topics + 1]), axis=1).ravel()
+        spread = self._spreads(ranges)
         last = -1
         for _ in range(MAX_BALANCE_ROUNDS):
-            for k, t in enumerate(topics):
+            for k, t in enumerate(topics.tolist()):
                 if k == last:
-                    return
-                if self.balance_topic(t) > 0 or last == -1:
+                    return True
+                moved = self.balance_topic(t) if spread[k] > 1 else 0
+                if moved:
+                    spread = self._spreads(ranges)
+                if moved > 0 or last == -1:
                     last = k
+        return False
+
+    def _spreads(self, ranges: np.ndarray) -> List[int]:
+        """Per range pair of :meth:`balance`, the most minus the fewest partitions of its
+        subscribers (the ranges between the pairs are ignored; one entry past the end keeps
+        the last range's end a valid index)."""
+        loads = self.size[self.subscribers]
+        loads = np.concatenate((loads, loads[:1]))
+        return (np.maximum.reduceat(loads, ranges)[::2] - np.minimum.reduceat(loads, ranges)[::2]).tolist()
 
     def balance_topic(self, t: int) -> int:
         g = self.g
-        members = self.by_load(self.subscribers_of(t))
-        walk = _LoadWalk(members, self.size)
-        if self.size[members[-1]] - self.size[members[0]] <= 1:
+        subscribers = self.subscribers_of(t)
+        loads = self.size[subscribers]
+        if loads.max() - loads.min() <= 1:        # most topics, most rounds: nothing to move
             return 0
+        members = self.by_load(subscribers)
+        walk = _LoadWalk(members, self.size)
         lo, hi = int(g.topic_offsets[t]), int(g.topic_offsets[t + 1])
         owners = self.owner[lo:hi]
         # The topic's partitions grouped by holder; each holder gives from the top of its slice.

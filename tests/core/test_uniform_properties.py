@@ -124,20 +124,17 @@ def test_uniform_homogeneous_does_not_move_a_balanced_group(group: Group, seed: 
 
 def run_counting_balance_rounds(members: List[Member], topics: Dict[str, int]):
     """Assign with `uniform`; also return whether Kafka's balancing loop ended by itself
-    (fewer topic visits than 16 full rounds over the topics it balances)."""
-    visits = []
-    original = uniform_module._Heterogeneous.balance_topic
+    (a full round of topics without a move, before the 16-round cap)."""
+    ended = []
+    original = uniform_module._Heterogeneous.balance
 
-    def counting(self, t):
-        visits.append(t)
-        return original(self, t)
+    def recording(self):
+        ended.append(original(self))
+        return ended[-1]
 
-    with mock.patch.object(uniform_module._Heterogeneous, "balance_topic", counting):
+    with mock.patch.object(uniform_module._Heterogeneous, "balance", recording):
         result = assign(members, topics, "uniform")
-    g = result.group
-    subscribers = g.subscription_matrix().sum(axis=0)
-    balanced_topics = int(((g.topic_counts > 0) & (subscribers >= 2)).sum())
-    return result, len(visits) < uniform_module.MAX_BALANCE_ROUNDS * balanced_topics or not balanced_topics
+    return result, all(ended)          # a homogeneous group has no balancing loop
 
 
 @SETTINGS
@@ -164,6 +161,22 @@ def chain(length: int, partitions: int) -> Group:
                       [(f"t{i:02d}", p) for p in range(partitions)] if i < length else [], generation=1)
                for i in range(length + 1)]
     return members, topics
+
+
+@SETTINGS
+@given(server_groups(homogeneous=False))
+def test_uniform_heterogeneous_fill_paths_agree(group: Group):
+    """The heterogeneous fill deals by heaps in Python for small groups and by water filling
+    for large ones (a size threshold picks): run both ways, they give the same assignment,
+    fresh (members holding their current targets) and with every holding dropped."""
+    members, topics = group
+    bare = [replace(m, owned=(), generation=None) for m in members]
+    for case in (members, bare):
+        out = []
+        for work in (1 << 40, -1):
+            with mock.patch.object(uniform_module, "_HEAP_WORK", work):
+                out.append(dict(assign(case, topics, "uniform").assignment))
+        assert out[0] == out[1]
 
 
 def test_uniform_heterogeneous_can_stop_unbalanced_at_kafkas_round_cap():
