@@ -12,7 +12,11 @@ replication factor):
   (max - min of replicas and of leaders per broker), and max - min <= 1 without racks;
 * ``lower_bound <= replicas_moved <= FACTOR * lower_bound`` when the replication factor does not
   shrink (exactly the bound without racks); a shrink chooses the replicas to keep greedily and
-  may move a few more: ``<= 2 * lower_bound + partitions / 10 + 2`` (0.08 seen);
+  may move a few more: ``<= 2 * tight + partitions / 10 + 2``, where ``tight`` also counts what
+  a maximum flow finds no balanced placement can keep (:mod:`.replica_flow`: ``lower_bound``
+  counts per partition and per broker separately, and after a deep shrink the plan's moves
+  can be several times it, and optimal);
+* no plan moves fewer than that flow allows (a check of the oracle as much as of the plan);
 * running ``sticky`` again on its own output changes nothing, racks of unequal sizes included.
 
 Run with ``SA_EXAMPLES=500`` for a deeper search.
@@ -32,6 +36,7 @@ from hypothesis import strategies as st
 from spark_assign.core import Broker, ReplicaReassignment, moves_lower_bound, place_replicas, replica_method_names
 from spark_assign.errors import InvalidInputError
 
+from .replica_flow import most_kept
 from .strategies import RACK_NAMES, clusters
 
 SETTINGS = settings(max_examples=int(os.environ.get("SA_EXAMPLES", "40")), deadline=None,
@@ -257,6 +262,19 @@ def test_bad_brokers_and_replication_factors(brokers, rf, column, rows, match):
     assert info.value.column == column and info.value.rows == rows
 
 
+def test_a_shrink_where_brokers_cannot_keep_what_they_held():
+    """RF 2 -> 1: six partitions can keep a replica only on brokers 0 and 1, which may hold two
+    each; two of them must move. moves_lower_bound counts per partition (each keeps one) and
+    per broker (each held enough) and says 0; the flow oracle says 2, and so does the plan."""
+    brokers = [Broker(i) for i in range(4)]
+    previous = [[0, 1]] * 6 + [[2, 3]] * 2
+    placed = sticky(brokers, previous, 1)
+    assert placed.lower_bound == 0
+    assert placed.replicas_moved == 8 - most_kept(previous, {b.id: None for b in brokers}, 1, levels(brokers, 1, 8)) == 2
+    check_valid(placed, brokers, 1)
+    check_balanced(placed, brokers, 1)
+
+
 def test_partial_racks_with_safe_mode_and_start_index():
     placed = place_replicas([Broker(0, rack="a"), Broker(1)], 2, 1, method="sticky", previous=[[0], [1]],
                             rack_aware="safe")
@@ -311,12 +329,17 @@ def test_random_changes(change):
     bound = result.lower_bound
     assert bound == moves_lower_bound(previous, after, rf)
     assert bound <= result.replicas_moved
+    count = len(previous.partitions)
+    kept = most_kept([list(row) for row in previous.replicas], {b.id: b.rack for b in usable}, rf,
+                     levels(after, rf, count))
+    assert result.replicas_moved >= count * rf - kept
     if rf >= previous.replication_factor:
         assert result.replicas_moved <= FACTOR * bound
         if {b.rack for b in usable} == {None}:
             assert result.replicas_moved == bound
     else:
-        assert result.replicas_moved <= 2 * bound + len(previous.partitions) / 10 + 2
+        tight = max(bound, count * rf - kept)
+        assert result.replicas_moved <= 2 * tight + count / 10 + 2
     if {b.rack for b in usable} == {None}:
         assert spread(counts) <= 1
     again = sticky(after, result, rf)
