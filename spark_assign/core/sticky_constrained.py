@@ -43,7 +43,8 @@ def build_constrained(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.
     """Returns ``(owner, order, transferring)``."""
     g = ctx.group
     P, M = g.num_partitions, g.num_members
-    owner = np.full(P, -1, dtype=np.int64)
+    owner = np.empty(P, dtype=np.int64)
+    owner.fill(-1)
     order = np.zeros(P, dtype=np.int64)
     transferring = np.zeros(P, dtype=bool)
     if M == 0 or P == 0:
@@ -64,7 +65,8 @@ def build_constrained(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.
     if g.claims_overlap:                     # else every claim stands
         valid = claim_owner[cp] == cm
         cm, cp = cm[valid], cp[valid]
-    revoked_from = np.full(P, -1, dtype=np.int64)   # Kafka's maybeRevokedPartitions
+    revoked_from = np.empty(P, dtype=np.int64)      # Kafka's maybeRevokedPartitions
+    revoked_from.fill(-1)
     if racks.active:
         bad = np.array([racks.mismatch(int(m), int(p)) for m, p in zip(cm, cp)], dtype=bool)
         revoked_from[cp[bad]] = cm[bad]
@@ -82,16 +84,17 @@ def build_constrained(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.
         takes_max = may_max                 # every candidate gets the larger quota: order is moot
     elif expected_max:
         walk = ctx.hashmap_member_order     # the first expected_max candidates in Kafka's walk
-        takes_max[walk] = may_max[walk] & (np.cumsum(may_max[walk]) <= expected_max)
+        takes_max[walk] = may_max[walk] & (may_max[walk].cumsum() <= expected_max)
     at_max = int(takes_max.sum())
     quota = np.where(owned < min_quota, owned, np.where(takes_max, max_quota, min_quota))
-    trimmed = np.flatnonzero(owned > quota)
-    if len(trimmed):
+    trimmed = owned > quota                  # members that keep fewer than they claim
+    any_trimmed = bool(trimmed.any())
+    if any_trimmed:
         # Kafka keeps the lowest partition numbers (then topics) of a member's claims.
         kept = np.ones(len(cm), dtype=bool)
-        sub = np.flatnonzero(np.isin(cm, trimmed))
+        sub = trimmed[cm].nonzero()[0]
         sub = sub[np.lexsort((topic[cp[sub]], partition[cp[sub]], cm[sub]))]
-        first = np.searchsorted(cm[sub], cm[sub], side="left")
+        first = cm[sub].searchsorted(cm[sub], side="left")
         kept[sub] = (np.arange(len(sub)) - first) < quota[cm[sub]]
         revoked_from[cp[~kept]] = cm[~kept]
         cm, cp = cm[kept], cp[kept]
@@ -99,14 +102,14 @@ def build_constrained(ctx: Context, racks: StickyRacks) -> Tuple[np.ndarray, np.
     # Within a member, kept partitions come first, by (partition, topic) as in Kafka.
     order[cp] = partition[cp] * g.num_topics + topic[cp]
 
-    under = np.flatnonzero(owned < min_quota).tolist()
+    under = (owned < min_quota).nonzero()[0].tolist()
     if at_max < expected_max:
-        at_min = np.flatnonzero((owned >= min_quota) & ~takes_max).tolist()
+        at_min = ((owned >= min_quota) & ~takes_max).nonzero()[0].tolist()
     else:
         at_min = []
 
-    counts = np.bincount(cm, minlength=M) if len(trimmed) or racks.active else owned
-    unassigned = racks.sort_by_scarcity(np.flatnonzero(owner < 0))
+    counts = np.bincount(cm, minlength=M) if any_trimmed or racks.active else owned
+    unassigned = racks.sort_by_scarcity((owner < 0).nonzero()[0])
     next_order = [step]
 
     def give(pids: np.ndarray, members: np.ndarray) -> None:
