@@ -318,8 +318,9 @@ class _Heterogeneous:
         ranges = np.stack((self.bounds[topics], self.bounds[topics + 1]), axis=1).ravel()
         spread = self._spreads(ranges)
         last = -1
+        listed = topics.tolist()
         for _ in range(MAX_BALANCE_ROUNDS):
-            for k, t in enumerate(topics.tolist()):
+            for k, t in enumerate(listed):
                 if k == last:
                     return True
                 moved = self.balance_topic(t) if spread[k] > 1 else 0
