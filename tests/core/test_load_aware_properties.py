@@ -128,6 +128,12 @@ def test_stable_weights_move_nothing_after_the_first_generation(group):
         assert result.status_names().count("kept") == len(result.owner)
 
 
+#: Generations a cooperative group may take to stop withholding partitions. Usually one or two;
+#: a contrived group (a heavy member that count balance keeps refilling, the refills going to
+#: other classes the generation after) took seven.
+SETTLE = 20
+
+
 @SETTINGS
 @given(weighted_groups(), st.sampled_from(["load-aware", "cooperative-load-aware"]), st.integers(1, 3))
 def test_stable_weights_move_nothing_after_a_rebalance(group, strategy, skew):
@@ -136,12 +142,13 @@ def test_stable_weights_move_nothing_after_a_rebalance(group, strategy, skew):
     same weights keep everything: the search resumes where the applied prefix stopped."""
     members, topics, weights = group
     result = assign(members, topics, strategy, weights=weights, max_count_skew=skew)
-    for generation in range(2, 8):                 # cooperative: follow-ups until nothing is withheld
-        if (result.owner >= 0).all():
-            break
+    generation = 1
+    while not (result.owner >= 0).all():           # cooperative: follow-ups until nothing is withheld
+        generation += 1
+        assert generation <= SETTLE, "the cooperative follow-ups did not settle"
         members = next_generation(members, result, generation)
         result = assign(members, topics, strategy, weights=weights, max_count_skew=skew)
-    for generation in range(10, 13):
+    for generation in range(SETTLE + 1, SETTLE + 4):
         members = next_generation(members, result, generation)
         result = assign(members, topics, strategy, weights=weights, max_count_skew=skew)
         assert result.status_names().count("kept") == len(result.owner)
