@@ -29,7 +29,7 @@ from __future__ import annotations
 import base64
 import heapq
 from operator import itemgetter
-from typing import List, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -349,10 +349,13 @@ class _Heterogeneous:
         lo, hi = int(g.topic_offsets[t]), int(g.topic_offsets[t + 1])
         owners = self.owner[lo:hi]
         # The topic's partitions grouped by holder; each holder gives from the top of its slice.
-        sorted_parts = np.lexsort((np.arange(hi - lo), owners))
-        holder, first, count = np.unique(owners[sorted_parts], return_index=True, return_counts=True)
-        starts = dict(zip(holder.tolist(), first.tolist()))
-        ends = dict(zip(holder.tolist(), (first + count).tolist()))
+        sorted_parts = owners.argsort(kind="stable")
+        held = owners[sorted_parts].tolist()
+        starts: Dict[int, int] = {}
+        for i, m in enumerate(held):            # each holder's first position; ends: the next one's
+            starts.setdefault(m, i)
+        bounds = list(starts.values()) + [len(held)]
+        ends = dict(zip(starts, bounds[1:]))
         moved = 0
         while not walk.balanced():
             giver = walk.next_most()
