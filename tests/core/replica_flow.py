@@ -12,6 +12,7 @@ partition may put on the rack) -> broker (one edge per usable previous replica) 
 from __future__ import annotations
 
 from collections import deque
+from fractions import Fraction
 from math import ceil
 from typing import Dict, List, Mapping, Optional, Sequence
 
@@ -87,7 +88,7 @@ class _Network:
 
 
 def most_kept(previous: Sequence[Sequence[int]], racks: Mapping[int, Optional[str]], rf: int,
-              levels: Mapping[int, object]) -> int:
+              levels: Mapping[int, Fraction]) -> int:
     """The most previous replicas any balanced rack-distinct placement of ``rf`` replicas keeps.
 
     ``previous``: broker ids per partition (-1 padding); ``racks``: the usable brokers and their
@@ -101,7 +102,7 @@ def most_kept(previous: Sequence[Sequence[int]], racks: Mapping[int, Optional[st
     broker_node = {}
     for b, level in levels.items():
         broker_node[b] = net.node()
-        net.edge(broker_node[b], sink, ceil(level))            # type: ignore[call-overload]
+        net.edge(broker_node[b], sink, ceil(level))
     for row in previous:
         kept = [b for b in dict.fromkeys(row) if b in racks]
         if not kept:

@@ -122,7 +122,7 @@ def test_uniform_homogeneous_does_not_move_a_balanced_group(group: Group, seed: 
 # ----------------------------------------------------------------- uniform, heterogeneous
 
 
-def run_counting_balance_rounds(members: List[Member], topics: Dict[str, int]):
+def assign_and_converged(members: List[Member], topics: Dict[str, int]):
     """Assign with `uniform`; also return whether Kafka's balancing loop ended by itself
     (a full round of topics without a move, before the 16-round cap)."""
     ended = []
@@ -141,7 +141,7 @@ def run_counting_balance_rounds(members: List[Member], topics: Dict[str, int]):
 @given(server_groups(homogeneous=False))
 def test_uniform_heterogeneous_is_per_topic_balanced_when_the_balancing_loop_converges(group: Group):
     members, topics = group
-    result, converged = run_counting_balance_rounds(members, topics)
+    result, converged = assign_and_converged(members, topics)
     if converged:
         assert balance_violations(result) == []
         # A converged result is stable: fed back, nothing moves.
@@ -181,12 +181,12 @@ def test_uniform_heterogeneous_fill_paths_agree(group: Group):
 
 def test_uniform_heterogeneous_can_stop_unbalanced_at_kafkas_round_cap():
     members, topics = chain(8, 200)
-    result, converged = run_counting_balance_rounds(members, topics)
+    result, converged = assign_and_converged(members, topics)
     assert not converged and balance_violations(result)
     # Kafka's output (an independent model of the builder agrees): a gradient of loads.
     assert result.counts().tolist() == [189, 186, 183, 179, 177, 174, 172, 170, 170]
     members, topics = chain(8, 20)                     # a shallower slope converges
-    result, converged = run_counting_balance_rounds(members, topics)
+    result, converged = assign_and_converged(members, topics)
     assert converged and balance_violations(result) == []
 
 
