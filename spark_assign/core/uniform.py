@@ -34,7 +34,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 import numpy as np
 
 from .context import Context, Outcome
-from .javautil import collection_capacities, collection_capacity, growth_capacity, hash_spread
+from .javautil import collection_capacities, collection_capacity, growth_capacity, hash_spread, java_string_hash
 from .model import Group
 
 __all__ = ["assign_uniform", "topic_orders"]
@@ -87,8 +87,16 @@ def topic_orders(names: List[str], topic_ids: Optional[Mapping[str, str]],
         lsb[i] = int.from_bytes(data[8:16], "big", signed=True)
     hashes = np.array([_uuid_hash(msb[i], lsb[i]) for i in range(n)], dtype=np.int64)
     by_uuid = sorted(range(n), key=lambda i: (not known[i], msb[i], lsb[i], i))
-    capacity = collection_capacity(int(known.sum()))     # new HashSet<>(ids of existing topics)
-    by_hash = sorted(range(n), key=lambda i: (not known[i], hash_spread(int(hashes[i])) & (capacity - 1), i))
+    # The homogeneous builder iterates a new HashSet<>(the first member's subscribed topic ids).
+    # The broker hands those ids as a view of the member's HashSet<String> of names (TopicIds):
+    # the view's size counts every name, missing ones too, and it yields the ids of the names
+    # that exist in the names' own iteration order, which is then the insertion order, and so
+    # the order of two ids in one bucket. The names set was filled in name order (a Java
+    # consumer sends its subscription sorted) and has the same capacity.
+    capacity = collection_capacity(n)
+    mask = capacity - 1
+    name_slot = [hash_spread(java_string_hash(name)) & mask for name in names]
+    by_hash = sorted(range(n), key=lambda i: (not known[i], hash_spread(int(hashes[i])) & mask, name_slot[i], i))
     uuid_rank, hash_rank = np.empty(n, np.int64), np.empty(n, np.int64)
     uuid_rank[by_uuid] = identity
     hash_rank[by_hash] = identity
@@ -186,8 +194,8 @@ def _own_iteration_order(g: Group, members: np.ndarray, pids: np.ndarray, hash_r
     """An order of ``pids`` (each held by ``members[i]``): by member, then as Kafka walks that
     member's own assignment, a ``Map<Uuid, Set<Integer>>``, when it keeps the first ``quota``.
 
-    * Topics: the member's map is a ``HashMap`` grown by ``put`` over the topics it holds
-      (ties in a bucket by ``hash_rank``); without topic ids, name order.
+    * Topics: the member's map is a ``HashMap`` grown by ``put`` over every topic it holds,
+      subscribed or not (ties in a bucket by ``hash_rank``); without topic ids, name order.
     * Partitions: each topic's set is a ``new HashSet<>(partitions)``, so partitions iterate
       by ``p & (capacity - 1)``, then ascending (the insertion order), where the capacity is
       the power of two at least ``max(16, (int) (n / 0.75f) + 1)`` for the member's ``n``
@@ -203,8 +211,12 @@ def _own_iteration_order(g: Group, members: np.ndarray, pids: np.ndarray, hash_r
     if uuid_hashes is None:
         topic_key = topic
     else:
-        # Topics per member: the map's capacity grows by put (16, doubling past 3/4 full).
+        # Topics per member: the map's capacity grows by put (16, doubling past 3/4 full), and
+        # the map holds the topics of its claims outside the universe too (unsubscribed ones).
         topics_of = np.bincount(pairs // T, minlength=g.num_members)
+        held_names = {(m, g.topic_names[t]) for m, t in zip((pairs // T).tolist(), (pairs % T).tolist())}
+        for m, _ in {(m, name) for m, name, _ in g.outside_claims} - held_names:
+            topics_of[m] += 1
         map_capacity = np.asarray([growth_capacity(int(k)) for k in topics_of], dtype=np.int64)
         spread = np.asarray([hash_spread(int(h)) for h in uuid_hashes], dtype=np.int64)
         topic_key = (spread[topic] & (map_capacity[members] - 1)) * T + hash_rank[topic]

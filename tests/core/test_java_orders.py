@@ -4,6 +4,8 @@ The expected outputs are Apache Kafka's (its ``RangeAssignor`` and 4.1's
 ``UniformHomogeneousAssignmentBuilder``), run on the same inputs.
 """
 
+import base64
+
 import pytest
 
 from spark_assign.core import Member, assign, strategy_names
@@ -12,6 +14,11 @@ from spark_assign.core.javautil import hash_spread, java_sort_key, java_sorted, 
 
 def bucket(name: str, capacity: int) -> int:
     return hash_spread(java_string_hash(name)) & (capacity - 1)
+
+
+def topic_id(lsb: int, msb: int = 0) -> str:
+    """A Kafka topic ``Uuid`` (base64, as ``Uuid.toString``); its ``hashCode`` is ``lsb`` when ``msb`` is 0."""
+    return base64.urlsafe_b64encode(msb.to_bytes(8, "big") + lsb.to_bytes(8, "big")).decode().rstrip("=")
 
 
 # ------------------------------------------------------------------ String.compareTo
@@ -85,3 +92,42 @@ def test_uniform_needs_no_id_for_a_missing_topic():
     members = [Member(m, topics=["a", "b", "gone"]) for m in ("c1", "c2")]
     result = assign(members, {"a": 2, "b": 2}, "uniform", topic_ids=ids)
     assert sum(len(v) for v in result.assignment.values()) == 4
+
+
+# ------------------------------------------------------------------ uniform: the broker's set of subscribed topic ids
+
+
+def test_uniform_orders_ids_in_one_bucket_as_the_brokers_set_of_names_iterates():
+    """The ids of b and q hash to 2 and 18: one bucket of 16. The broker fills its set of ids from
+    its HashSet of names, which iterates q (bucket 1) before b (bucket 2), so q's partition is
+    dealt first, although "b" < "q"."""
+    assert bucket("q", 16) < bucket("b", 16)
+    members = [Member(m, topics=["b", "q"]) for m in ("c1", "c2")]
+    ids = {"b": topic_id(2), "q": topic_id(18)}
+    result = assign(members, {"b": 1, "q": 1}, "uniform", topic_ids=ids)
+    assert result.assignment == {"c1": [("q", 0)], "c2": [("b", 0)]}
+
+
+@pytest.mark.parametrize("missing, first", [(9, "a"), (10, "b")])
+def test_uniform_sizes_the_set_of_ids_with_missing_names(missing, first):
+    """Ids hashing to 17 (a) and 2 (b) iterate a first in 16 buckets, b first in 32. The broker's
+    set is as large as the subscribed names, missing ones included: 11 names keep 16 buckets,
+    12 make 32, although only a and b exist."""
+    members = [Member(m, topics=["a", "b"] + [f"gone{i}" for i in range(missing)]) for m in ("c1", "c2")]
+    ids = {"a": topic_id(17), "b": topic_id(2)}
+    result = assign(members, {"a": 1, "b": 1}, "uniform", topic_ids=ids)
+    assert result.assignment["c1"] == [(first, 0)]
+
+
+@pytest.mark.parametrize("others, kept", [(10, "a"), (11, "b")])
+def test_uniform_sizes_an_over_quota_members_map_with_every_topic_it_holds(others, kept):
+    """c1 holds a-0 and b-0 (ids hashing to 17 and 2) with a quota of 1, plus one partition of
+    each of ``others`` topics it no longer subscribes to. Its assignment map holds them all: 12
+    topics keep 16 buckets (a first, kept), 13 grow it to 32 (b first, kept)."""
+    unsubscribed = [f"u{i}" for i in range(others)]
+    topics = {"a": 1, "b": 1, **{u: 1 for u in unsubscribed}}
+    ids = {"a": topic_id(17), "b": topic_id(2), **{u: topic_id(100 + i, 1) for i, u in enumerate(unsubscribed)}}
+    members = [Member("c1", topics=["a", "b"], owned=[("a", 0), ("b", 0)] + [(u, 0) for u in unsubscribed]),
+               Member("c2", topics=["a", "b"])]
+    result = assign(members, topics, "uniform", topic_ids=ids)
+    assert result.assignment["c1"] == [(kept, 0)]
