@@ -39,13 +39,14 @@ from __future__ import annotations
 
 import heapq
 from operator import indexOf, itemgetter
-from typing import Dict, List, Optional, Tuple, Union, cast
+from typing import Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
 from .context import Context
-from .javautil import JavaHashSet, java_string_hash, topic_partition_hash
+from .javautil import java_string_hash, topic_partition_hash
 from .keys import run_positions
+from .partition_movements import PartitionMovements
 from .racks import StickyRacks
 
 __all__ = ["build_general", "water_fill"]
@@ -99,7 +100,7 @@ class _GeneralBuilder:
         self.revocation_required = False
         self.unassigned = np.zeros(0, dtype=np.int64)
         self.topic_hash: Dict[int, int] = {}        # String.hashCode() of the topics that moved
-        self.movements = _PartitionMovements()
+        self.movements = PartitionMovements()
 
     # ------------------------------------------------------------------ stage 1
 
@@ -345,7 +346,7 @@ class _GeneralBuilder:
 
     def _reassign(self, pid: int, new_owner: int, owner: _Ints, counts: _Ints) -> int:
         """Moves ``pid`` (or the partition that undoes an earlier move, see
-        :class:`_PartitionMovements`) to ``new_owner`` in ``owner`` and ``counts`` (the
+        :class:`PartitionMovements`) to ``new_owner`` in ``owner`` and ``counts`` (the
         builder's arrays, or :class:`_ListRebalance`'s lists); returns the old owner."""
         actual = self.movements.partition_to_move(pid, int(owner[pid]), new_owner, int(self.pid_topic[pid]))
         old = int(owner[actual])
@@ -479,55 +480,6 @@ class _ListRebalance:
         """The subscriber of ``topic`` with the fewest partitions, ties to the smaller index."""
         members = self._members_of(topic)
         return members[indexOf(map(self.counts.__getitem__, members), self._least(topic))]
-
-
-class _PartitionMovements:
-    """Kafka's record of moves within one rebalance: per partition its first source
-    and current destination; per topic and (source, destination) pair, the set of
-    partitions that moved that way (a Java ``HashSet``, whose order matters)."""
-
-    def __init__(self) -> None:
-        self.moves: Dict[int, Tuple[int, int]] = {}
-        self.by_topic: Dict[int, Dict[Tuple[int, int], JavaHashSet]] = {}
-        self.hashes: Dict[int, int] = {}
-
-    def partition_to_move(self, pid: int, old: int, new: int, topic: int) -> int:
-        pairs = self.by_topic.get(topic)
-        if pairs is None:
-            return pid
-        if pid in self.moves:
-            old = self.moves[pid][0]
-        reverse: Optional[JavaHashSet] = pairs.get((new, old))
-        if reverse is None:
-            return pid
-        return int(cast(int, reverse.first()))
-
-    def move(self, pid: int, old: int, new: int, topic: int, java_hash: int) -> None:
-        self.hashes[pid] = java_hash
-        if pid in self.moves:
-            src, _dst = self._remove(pid, topic)
-            if src != new:
-                self._add(pid, (src, new), topic)
-        else:
-            self._add(pid, (old, new), topic)
-
-    def _remove(self, pid: int, topic: int) -> Tuple[int, int]:
-        pair = self.moves.pop(pid)
-        pairs = self.by_topic[topic]
-        pairs[pair].remove(pid)
-        if len(pairs[pair]) == 0:
-            del pairs[pair]
-        if not pairs:
-            del self.by_topic[topic]
-        return pair
-
-    def _add(self, pid: int, pair: Tuple[int, int], topic: int) -> None:
-        self.moves[pid] = pair
-        pairs = self.by_topic.setdefault(topic, {})
-        moved = pairs.get(pair)
-        if moved is None:
-            moved = pairs[pair] = JavaHashSet()
-        moved.add(pid, self.hashes[pid])
 
 
 def _pid_ranges(offsets: np.ndarray, topics: np.ndarray, values: Optional[np.ndarray] = None) -> np.ndarray:
