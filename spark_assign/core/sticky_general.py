@@ -29,10 +29,12 @@ stage 3 moves one partition at a time and rescans with NumPy between moves.
 Small groups take Python paths for both (NumPy's cost per call would dominate),
 with the same results: see ``_HEAP_WORK`` and ``_LIST_WORK``.
 
-Guard (deviation): Kafka moves a partition back to its previous-generation
-owner even when that member no longer subscribes to the topic (an invalid
-result) or cannot take part in the rebalance (a crash in Kafka). We skip the
-move-back rule in those two cases.
+Kafka moves a partition back to its previous-generation owner even when that
+member no longer subscribes to the topic, and may move it on to a subscriber
+later in the same rebalance: we do the same (``_rebalance_as_kafka``). Guard
+(deviation): where the member would keep it to the end (an invalid result), or
+cannot take part in the rebalance at all (a crash in Kafka), we skip the
+move-back rule for it.
 """
 
 from __future__ import annotations
@@ -243,10 +245,14 @@ class _GeneralBuilder:
         loads = self.counts[self.active]
         if len(loads) == 0 or loads.max() - loads.min() <= 1:
             return                  # nothing is movable (see _ListRebalance): every pass stops at once
-        self.prev_member = self._previous_generation_owner()
+        self.prev_member, unsubscribed = self._previous_generation_owner()
         movable = reassignable_topic[self.pid_topic]
         passes = [] if self.revocation_required else [self.unassigned[movable[self.unassigned]]]
         passes.append(self.sorted_all[movable[self.sorted_all]])
+        if unsubscribed:
+            if self._rebalance_as_kafka(passes, unsubscribed):
+                return
+            self.prev_member[list(unsubscribed)] = -1          # the guard (module docstring)
         if g.num_partitions + len(self.eligible) <= _LIST_WORK:
             _ListRebalance(self).run(passes)
             return
@@ -263,9 +269,11 @@ class _GeneralBuilder:
         for pids in passes:
             self._perform(pids)
 
-    def _previous_generation_owner(self) -> np.ndarray:
+    def _previous_generation_owner(self) -> Tuple[np.ndarray, Dict[int, int]]:
         """Kafka's ``prevAssignment``: per partition, the newest claim of a member whose
-        generation is older than the group's newest; ties to the first in the leader's order."""
+        generation is older than the group's newest; ties to the first in the leader's order.
+        Also returns, apart, ``{pid: member}`` where that member no longer subscribes to the
+        partition's topic (see :meth:`_rebalance_as_kafka`)."""
         g = self.g
         prev = np.full(g.num_partitions, -1, dtype=np.int64)
         newest = self.ctx.max_generation
@@ -273,19 +281,37 @@ class _GeneralBuilder:
         stale = g.generation[cm] < newest
         cm, cp = cm[stale], cp[stale]
         if len(cp) == 0:
-            return prev
+            return prev, {}
         walk_pos = np.empty(g.num_members, dtype=np.int64)
         walk_pos[self.ctx.hashmap_member_order] = np.arange(g.num_members)
         o = np.lexsort((walk_pos[cm], -g.generation[cm], cp))
         cm, cp = cm[o], cp[o]
         first = np.concatenate([[True], cp[1:] != cp[:-1]])
         prev[cp[first]] = cm[first]
-        # Guard: only members that may take the partition (see module docstring).
-        ok = (prev >= 0)
-        idx = np.flatnonzero(ok)
+        # Guard: only members that take part (Kafka: a NullPointerException otherwise).
+        idx = np.flatnonzero(prev >= 0)
         members = prev[idx]
-        ok[idx] = g.is_subscribed(members, self.pid_topic[idx]) & self.taking_part[members]
-        return np.where(ok, prev, -1)
+        prev[idx[~self.taking_part[members]]] = -1
+        unsubscribed = ~g.is_subscribed(members, self.pid_topic[idx]) & self.taking_part[members]
+        return prev, dict(zip(idx[unsubscribed].tolist(), members[unsubscribed].tolist()))
+
+    def _rebalance_as_kafka(self, passes: List[np.ndarray], unsubscribed: Dict[int, int]) -> bool:
+        """Stage 3 exactly as Kafka runs it when some partition's previous-generation owner no
+        longer subscribes to its topic: Kafka moves the partition back to that member all the
+        same when it has 2+ fewer partitions, and may move it on to a subscriber later in the
+        same rebalance. Where it does, the result is valid and Kafka's: kept, True. Where the
+        member keeps it to the end (an invalid assignment), the state before is restored and
+        False returned, for the guarded rebalance (deliberate difference 2 of
+        docs/kafka-fidelity.md). Rare by construction (a stale claim on a topic the claimant
+        dropped), so it runs on lists whatever the group's size."""
+        before = (self.owner.copy(), self.counts.copy(), self.order.copy(), self.step)
+        _ListRebalance(self, unsubscribed).run(passes)
+        held = np.flatnonzero(self.owner >= 0)
+        if self.g.is_subscribed(self.owner[held], self.pid_topic[held]).all():
+            return True
+        self.owner, self.counts, self.order, self.step = before
+        self.movements = PartitionMovements()
+        return False
 
     def _min_eligible(self) -> np.ndarray:
         """Per topic (length T), the fewest partitions of a member subscribed to it."""
@@ -326,8 +352,8 @@ class _GeneralBuilder:
     def _next_movable(self, pids: np.ndarray, topics: np.ndarray, start: int, min_eligible: np.ndarray) -> int:
         """First index >= start whose partition Kafka would move now, or -1: its owner has 2+
         more partitions than the least loaded member of its topic. (Kafka's other reason, 2+ more
-        than its previous-generation owner, is implied: that owner subscribes to the topic, see
-        :meth:`_previous_generation_owner`, so it has no fewer than the least loaded.)"""
+        than its previous-generation owner, is implied: here that owner subscribes to the topic,
+        see :meth:`rebalance`, so it has no fewer than the least loaded.)"""
         chunk = _SCAN_CHUNK
         n = len(pids)
         while start < n:
@@ -375,14 +401,20 @@ class _ListRebalance:
     are within one partition of each other, nothing is movable (members that sit out hold no
     partition of a reassignable topic and subscribe to none).
 
+    With ``unsubscribed`` (pid -> a previous-generation owner that no longer subscribes to its
+    topic, :meth:`_GeneralBuilder._rebalance_as_kafka`) a partition is also movable when that
+    member holds 2+ fewer than its owner, a move Kafka makes only while the group is unbalanced
+    in its own terms (:meth:`kafka_balanced`); scans then run to the end, on lists.
+
     Invariants between moves: ``least[t]`` is the fewest partitions of a subscriber of
     reassignable topic ``t``, or None (counted when next read; a move resets them all);
     ``levels`` maps a count to how many members taking part have it. ``owner`` and ``counts``
     are list copies of the builder's arrays, written back when it ends.
     """
 
-    def __init__(self, builder: "_GeneralBuilder") -> None:
+    def __init__(self, builder: "_GeneralBuilder", unsubscribed: Optional[Dict[int, int]] = None) -> None:
         b = self.b = builder
+        self.unsubscribed = unsubscribed or {}
         self.least: List[Optional[int]] = [None] * b.g.num_topics
         levels = np.bincount(b.counts[b.active])
         self.levels = dict(zip(np.flatnonzero(levels).tolist(), levels[levels > 0].tolist()))
@@ -408,11 +440,11 @@ class _ListRebalance:
             moved = False
             i = 0
             while i < len(pids) and max(levels) - min(levels) > 1:
-                if i == 0 and self.rounds:      # a later round mostly finds nothing: see it at once
+                if i == 0 and self.rounds and not self.unsubscribed:   # a later round mostly finds nothing
                     hit = self._next_movable_arrays(*arrays, 0)
                 else:
                     hit = self._next_movable(pids, topics, i)
-                    if hit < 0 and i + _SCAN_BUDGET < len(pids):
+                    if hit < 0 and i + _SCAN_BUDGET < len(pids) and not self.unsubscribed:
                         hit = self._next_movable_arrays(*arrays, i + _SCAN_BUDGET)
                 if hit < 0:
                     break
@@ -439,14 +471,44 @@ class _ListRebalance:
         """The first index in ``start .. start + _SCAN_BUDGET - 1`` whose partition's owner holds
         2+ more than the least loaded subscriber of its topic; -1 if none (moves come in clusters:
         most scans end early, and a longer one goes on with :meth:`_next_movable_arrays`)."""
-        counts, owner, least = self.counts, self.owner, self.least
-        for i in range(start, min(start + _SCAN_BUDGET, len(pids))):
+        counts, owner, least, unsubscribed = self.counts, self.owner, self.least, self.unsubscribed
+        for i in range(start, len(pids) if unsubscribed else min(start + _SCAN_BUDGET, len(pids))):
             fewest = least[topics[i]]
             if fewest is None:
                 fewest = self._least(topics[i])
-            if counts[owner[pids[i]]] > fewest + 1:
+            load = counts[owner[pids[i]]]
+            if load > fewest + 1:
                 return i
+            back = unsubscribed.get(pids[i])
+            if back is not None and load > counts[back] + 1:
+                # Kafka's loop checks its own balance before each partition; a move to a
+                # subscriber implies it is off, this one does not.
+                return -1 if self.kafka_balanced() else i
         return -1
+
+    def kafka_balanced(self) -> bool:
+        """Kafka's ``isBalanced``: the members taking part are within one partition of each
+        other, or no member short of all its topics' partitions holds fewer than the owner of
+        a partition of one of its topics. (Stricter than "nothing is movable", which is all the
+        scans need otherwise: with subscribed previous owners every move Kafka makes implies
+        it is unbalanced.)"""
+        levels = self.levels
+        if max(levels) - min(levels) <= 1:
+            return True
+        b, counts, owner = self.b, self.counts, self.owner
+        offsets = b.g.topic_offsets.tolist()
+        topics_of: Dict[int, List[int]] = {}
+        for m, t in zip(b.g.sub_member.tolist(), b.g.sub_topic.tolist()):
+            topics_of.setdefault(m, []).append(t)
+        for m in b.active.tolist():
+            mine = topics_of.get(m, [])
+            if counts[m] == sum(offsets[t + 1] - offsets[t] for t in mine):
+                continue                        # holds every partition it could
+            for t in mine:
+                for pid in range(offsets[t], offsets[t + 1]):
+                    if owner[pid] != m and counts[m] < counts[owner[pid]]:
+                        return False
+        return True
 
     def _next_movable_arrays(self, pids: np.ndarray, topics: np.ndarray, start: int) -> int:
         """:meth:`_next_movable` from ``start`` to the end, with NumPy over copies of the lists

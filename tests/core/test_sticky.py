@@ -71,6 +71,44 @@ def test_cooperative_withholds_a_validly_owned_partition_even_from_a_stale_claim
     assert assign(follow, {"t0": 1}, "cooperative-sticky").assignment == {"m0": [], "m1": [("t0", 0)]}
 
 
+def _stale_claimant_group():
+    """C claims x-3 from an older generation but now subscribes to y only; c1..c4 share x, two
+    of them on rack a, so the rack-aware fill leaves c4 with 9 partitions of x. Kafka's rebalance
+    moves x-3 back to C (2+ fewer than c4) and, once C is the heavy one, on to c1."""
+    x_racks = ["a", "d", "a", "b", "d", "a", "d", "c", "a", "d", "a", "a", "b", "d", "a", "b"]
+    y_racks = ["b", "d", "a", "a", "d", "b", "c", "b", "b", "c", "a", "a"]
+    members = [Member("c2", topics=["y"]), Member("c4", topics=["x"]),
+               Member("C", topics=["y"], owned=[("x", 3)]), Member("c3", topics=["x"], rack="a"),
+               Member("c1", topics=["x"], rack="a", generation=6)]
+    racks = {"x": [[r] for r in x_racks], "y": [[r] for r in y_racks]}
+    return members, {"x": 16, "y": 12}, racks
+
+
+def test_a_stale_claimant_that_left_the_topic_gets_it_back_then_passes_it_on_as_in_kafka():
+    """Kafka's output on this group (its StickyAssignor and CooperativeStickyAssignor, run on it):
+    the detour through C decides which partitions c1 and c3 end with."""
+    members, topics, racks = _stale_claimant_group()
+
+    def x(*partitions):
+        return [("x", p) for p in sorted(partitions)]
+
+    for strategy, c1 in (("sticky", x(0, 3, 4, 5, 10, 14)), ("cooperative-sticky", x(0, 4, 5, 10, 14))):
+        got = {m: sorted(tps) for m, tps in assign(members, topics, strategy, partition_racks=racks).assignment.items()}
+        assert got["c1"] == c1 and got["c3"] == x(1, 2, 6, 8, 11) and got["c4"] == x(7, 9, 12, 13, 15)
+        assert got["C"] == [("y", p) for p in range(0, 12, 2)]
+
+
+def test_where_kafka_would_leave_the_partition_with_a_member_that_left_its_topic_we_do_not():
+    """Kafka moves x-3 back to C and leaves it there (C is never 2+ above an x subscriber again):
+    an invalid assignment. The guarded rebalance gives x-3 to a subscriber (deliberate
+    difference 2, docs/kafka-fidelity.md)."""
+    members = [Member("A", ["y"]), Member("B", ["x"], owned=[("x", p) for p in range(8)], generation=2),
+               Member("C", ["y"], owned=[("x", 3)], generation=1), Member("D", ["x"]), Member("E", ["x"])]
+    r = assign(members, {"x": 8, "y": 4}, "sticky")
+    assert r.assignment["C"] == [("y", 1), ("y", 3)]
+    assert sorted(r.assignment["D"] + r.assignment["E"]) == [("x", p) for p in range(5)]
+
+
 def test_doubly_claimed_partition_in_one_generation_is_unowned():
     members = [Member("a", ["t"], [("t", 0), ("t", 1)], 1), Member("b", ["t"], [("t", 0), ("t", 2)], 1),
                Member("c", ["t"], [], 1)]
