@@ -470,7 +470,8 @@ class _ListRebalance:
     def _next_movable(self, pids: List[int], topics: List[int], start: int) -> int:
         """The first index in ``start .. start + _SCAN_BUDGET - 1`` whose partition's owner holds
         2+ more than the least loaded subscriber of its topic; -1 if none (moves come in clusters:
-        most scans end early, and a longer one goes on with :meth:`_next_movable_arrays`)."""
+        most scans end early, and a longer one goes on with :meth:`_next_movable_arrays`). With
+        ``unsubscribed``, to the end, and Kafka's move back to such a member counts too."""
         counts, owner, least, unsubscribed = self.counts, self.owner, self.least, self.unsubscribed
         for i in range(start, len(pids) if unsubscribed else min(start + _SCAN_BUDGET, len(pids))):
             fewest = least[topics[i]]
@@ -489,26 +490,24 @@ class _ListRebalance:
     def kafka_balanced(self) -> bool:
         """Kafka's ``isBalanced``: the members taking part are within one partition of each
         other, or no member short of all its topics' partitions holds fewer than the owner of
-        a partition of one of its topics. (Stricter than "nothing is movable", which is all the
-        scans need otherwise: with subscribed previous owners every move Kafka makes implies
-        it is unbalanced.)"""
+        a partition of one of its topics, i.e. than the most loaded holder of that topic.
+        (Stricter than "nothing is movable", which is all the scans need otherwise: with
+        subscribed previous owners every move Kafka makes implies it is unbalanced.) One NumPy
+        pass over the partitions and the subscriptions."""
         levels = self.levels
         if max(levels) - min(levels) <= 1:
             return True
-        b, counts, owner = self.b, self.counts, self.owner
-        offsets = b.g.topic_offsets.tolist()
-        topics_of: Dict[int, List[int]] = {}
-        for m, t in zip(b.g.sub_member.tolist(), b.g.sub_topic.tolist()):
-            topics_of.setdefault(m, []).append(t)
-        for m in b.active.tolist():
-            mine = topics_of.get(m, [])
-            if counts[m] == sum(offsets[t + 1] - offsets[t] for t in mine):
-                continue                        # holds every partition it could
-            for t in mine:
-                for pid in range(offsets[t], offsets[t + 1]):
-                    if owner[pid] != m and counts[m] < counts[owner[pid]]:
-                        return False
-        return True
+        g = self.b.g
+        counts = np.array(self.counts, dtype=np.int64)
+        load = counts[np.array(self.owner, dtype=np.int64)]       # every partition of a subscribed topic has one
+        with_parts = g.topic_counts > 0
+        holder_max = np.zeros(g.num_topics, dtype=np.int64)
+        holder_max[with_parts] = np.maximum.reduceat(load, g.topic_offsets[:-1][with_parts])
+        could_hold = np.bincount(g.sub_member, weights=g.topic_counts[g.sub_topic], minlength=g.num_members)
+        short = self.b.taking_part & (counts < could_hold)
+        m, t = g.sub_member, g.sub_topic
+        pick = short[m] & with_parts[t]
+        return not bool((counts[m[pick]] < holder_max[t[pick]]).any())
 
     def _next_movable_arrays(self, pids: np.ndarray, topics: np.ndarray, start: int) -> int:
         """:meth:`_next_movable` from ``start`` to the end, with NumPy over copies of the lists
