@@ -14,8 +14,8 @@ import org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAss
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
+import org.apache.kafka.coordinator.group.modern.Assignment;
 import org.apache.kafka.coordinator.group.modern.GroupSpecImpl;
-import org.apache.kafka.coordinator.group.modern.MemberAssignmentImpl;
 import org.apache.kafka.coordinator.group.modern.MemberSubscriptionAndAssignmentImpl;
 import org.apache.kafka.coordinator.group.modern.SubscribedTopicDescriberImpl;
 import org.apache.kafka.coordinator.group.modern.TopicMetadata;
@@ -102,7 +102,6 @@ public class OracleHarness {
         TreeMap<String, JsonNode> byId = new TreeMap<>();
         c.get("members").fields().forEachRemaining(e -> byId.put(e.getKey(), e.getValue()));
         Map<String, ConsumerPartitionAssignor.Subscription> subs = new HashMap<>();
-        ObjectNode seen = JSON.createObjectNode();
         for (Map.Entry<String, JsonNode> e : byId.entrySet()) {
             JsonNode m = e.getValue();
             List<TopicPartition> owned = pairs(m.get("owned"));
@@ -117,10 +116,6 @@ public class OracleHarness {
                 // field carries the member's generation, as a consumer sends it (KIP-792).
                 s = new ConsumerPartitionAssignor.Subscription(strings(m.get("topics")), data, Collections.emptyList(),
                     gen, text(m, "rack"));
-                // What the assignor reads back: owned pairs grouped by topic in HashMap order.
-                // (read from a copy: reading user data moves its buffer's position)
-                seen.set(e.getKey(), json(new StickyAssignor().memberData(new ConsumerPartitionAssignor.Subscription(
-                    strings(m.get("topics")), data == null ? null : data.duplicate())).partitions));
             } else {
                 s = new ConsumerPartitionAssignor.Subscription(strings(m.get("topics")), null, owned, gen, text(m, "rack"));
             }
@@ -149,7 +144,6 @@ public class OracleHarness {
         ObjectNode assignment = JSON.createObjectNode();
         for (String id : byId.keySet()) assignment.set(id, json(ga.groupAssignment().get(id).partitions()));
         r.set("assignment", assignment);
-        if (strategy.equals("sticky")) r.set("seen_owned", seen);
     }
 
     static void server(JsonNode c, ObjectNode r) {
@@ -195,7 +189,7 @@ public class OracleHarness {
                 for (Integer p : parts) inverted.computeIfAbsent(u, k -> new HashMap<>()).put(p, e.getKey());
             }
             members.put(e.getKey(), new MemberSubscriptionAndAssignmentImpl(text(m, "rack"), text(m, "instance_id"),
-                topicIds, new org.apache.kafka.coordinator.group.modern.Assignment(owned)));
+                topicIds, new Assignment(owned)));
         }
         SubscriptionType type = distinct.size() <= 1 ? SubscriptionType.HOMOGENEOUS : SubscriptionType.HETEROGENEOUS;
         r.put("subscription_type", type.toString());
