@@ -5,9 +5,11 @@
 Kept: every group Kafka assigned, with Kafka's assignment as ``expected``. Left out (counted in
 the file's ``about``): groups where Kafka raised; where Kafka's output gives a member a topic it
 does not subscribe to; and, for the sticky assignors, groups where spark-assign differs from
-Kafka by one of the deliberate differences of docs/kafka-fidelity.md (3: a stale claimant is
-not handed a partition its valid owner revokes in the same round; 4: claims on partitions that
-do not exist are dropped). Any other difference stops the build: it is a defect to fix first.
+Kafka by one of the deliberate differences of docs/kafka-fidelity.md: 3 (a stale claimant is
+not handed a partition its valid owner revokes in the same round), recognised partition by
+partition; 4 (claims on partitions that do not exist are dropped), recognised by such claims in
+the group (when the file was built, removing them removed every such difference or made Kafka's
+own output invalid). Any other difference stops the build: it is a defect to fix first.
 """
 
 import collections
