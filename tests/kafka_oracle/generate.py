@@ -23,14 +23,11 @@ import sys
 import uuid
 from typing import Any, Dict, List
 
+from spark_assign.core.javautil import java_sort_key
+
 STRATEGIES = ["range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range"]
 SERVER = ("uniform", "server-range")
 RACKS = ["us-east-1a", "us-east-1b", "eu-west-1c", "机架-1"]
-
-
-def java_order(name: str) -> bytes:
-    """Java's String order (UTF-16 units): the order a Java consumer lists its topics in."""
-    return name.encode("utf-16-be")
 
 
 def member_id(rng: random.Random, n: int) -> str:
@@ -76,7 +73,7 @@ def group(rng: random.Random, name: str, strategy: str) -> Dict[str, Any]:
     members: Dict[str, Dict[str, Any]] = {}
     for i, m in enumerate(ids):
         subs = shared or rng.sample(pool, rng.randint(1, min(len(pool), rng.choice([1, 2, 4, 40]))))
-        members[m] = {"topics": sorted(subs, key=java_order), "owned": []}
+        members[m] = {"topics": sorted(subs, key=java_sort_key), "owned": []}   # as a Java consumer lists them
         if rng.random() < 0.25:
             members[m]["instance_id"] = f"instance-{i}-{m[:12]}"
         if racked and rng.random() < 0.85:
