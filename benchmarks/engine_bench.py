@@ -17,7 +17,7 @@ Cases (Kafka's AbstractStickyAssignorTest large tests):
   subscriptions, and a 10-member group on 2 topics of 16 partitions (then one leaves):
   per-call time from ``Member`` objects and from the columnar input, as ratios to a
   per-call floor measured beside them (see :func:`object_floor`, :func:`columnar_floor`).
-* ``batch``: 10,000 groups of 10 members through :func:`spark_assign.core.batch.assign_batch`
+* ``batch``: 10,000 groups of 10 members through :func:`spark_assign.core.consumer.batch.api.assign_batch`
   against a loop of ``assign_group`` over the same groups: time per group.
 
 Times are CPU seconds of this process, the least of the repeats (the machine is shared; wall
@@ -51,7 +51,7 @@ from typing import Callable, Dict, List, Sequence, Tuple
 import numpy as np
 
 from spark_assign.core import GroupInput, Member, assign, assign_group
-from spark_assign.core.batch import GroupBatch, assign_batch
+from spark_assign.core.consumer.batch.api import GroupBatch, assign_batch
 from spark_assign.testing import large_group, with_owned
 
 RESULTS = Path(__file__).parent / "results"

@@ -10,7 +10,7 @@ subscriptions built by Spark (cross joins of ``spark.range``, cached), every
 job written to Spark's ``noop`` sink (all rows computed, nothing collected).
 
 The baseline is the same pass without assigning (``echo``): the same wire
-(:func:`spark_assign.spark.wire.build_wire`, with the same topics argument and
+(:func:`spark_assign.spark.consumer.wire.build_wire`, with the same topics argument and
 previous rows), ``repartition(group_id)``, ``sortWithinPartitions`` and
 ``mapInArrow``, emitting the same rows (one per partition of each group's
 topics, the same columns) without assigning. For each shape, topics given as
@@ -119,7 +119,7 @@ def echo_batches(batches: Iterator[pa.RecordBatch], counts: Optional[Dict[str, i
 def echo_pass(subs, topics, previous=None):
     """The assignment's pass (the same wire, shuffle and sort) with :func:`echo_batches` instead of the engine."""
     from spark_assign.spark.inputs import previous_frame, subscription_columns, topics_frame
-    from spark_assign.spark.wire import build_wire, counts_travel
+    from spark_assign.spark.consumer.wire import build_wire, counts_travel
 
     spark = subs.sparkSession
     columns, _ = subscription_columns(subs)

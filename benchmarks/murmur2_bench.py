@@ -31,7 +31,7 @@ from typing import Callable, Dict, List, Optional
 import numpy as np
 import pyarrow as pa
 
-from spark_assign.core.murmur2 import kafka_partition, murmur2_bytes
+from spark_assign.core.producer.murmur2 import kafka_partition, murmur2_bytes
 
 RESULTS = Path(__file__).parent / "results"
 NUM_PARTITIONS = 12

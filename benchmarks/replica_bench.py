@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from engine_bench import machine, timed  # noqa: E402
 
 from spark_assign.core import Broker, moves_lower_bound, place_replicas  # noqa: E402
-from spark_assign.core.replica_sticky import check_previous, reassignment  # noqa: E402
+from spark_assign.core.replicas.sticky import check_previous, reassignment  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
 

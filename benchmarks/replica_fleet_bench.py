@@ -75,7 +75,7 @@ def echo_batches(batches):
 
 def echo_pass(spark, topic_df, broker_df):
     """assign_replicas' wire, shuffle and sort, with :func:`echo_batches` instead of the engine."""
-    from spark_assign.spark.replicas import REPLICA_DDL, wire_frame
+    from spark_assign.spark.replicas.dataframe import REPLICA_DDL, wire_frame
 
     n = int(spark.conf.get("spark.sql.shuffle.partitions"))
     wire = wire_frame(topic_df, broker_df, None)

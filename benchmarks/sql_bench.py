@@ -62,7 +62,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from murmur2_bench import string_keys  # noqa: E402
 
 import spark_assign  # noqa: E402
-from spark_assign.core.murmur2 import murmur2_bytes  # noqa: E402
+from spark_assign.core.producer.murmur2 import murmur2_bytes  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
 NUM_PARTITIONS = 12

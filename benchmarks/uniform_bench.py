@@ -37,9 +37,9 @@ from typing import Callable, Dict, List, Optional, Tuple
 import numpy as np
 
 from spark_assign.core import GroupInput, assign_group, get_strategy
-from spark_assign.core.context import Context
-from spark_assign.core.encode import encode
-from spark_assign.core.result import AssignmentResult
+from spark_assign.core.consumer.context import Context
+from spark_assign.core.consumer.encode import encode
+from spark_assign.core.consumer.result import AssignmentResult
 from spark_assign.testing import with_owned
 
 RESULTS = Path(__file__).parent / "results"

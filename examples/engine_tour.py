@@ -4,7 +4,7 @@ Run: python examples/engine_tour.py
 """
 
 from spark_assign.core import Member, assign, strategy_names
-from spark_assign.core.checks import check_assignment, moves
+from spark_assign.core.consumer.checks import check_assignment, moves
 
 
 def show(title, result):

@@ -1,6 +1,6 @@
 """spark-assign: Kafka's partition assignment strategies for Spark.
 
-``import spark_assign`` adds :func:`~spark_assign.spark.dataframe.assign_partitions`
+``import spark_assign`` adds :func:`~spark_assign.spark.consumer.dataframe.assign_partitions`
 to every PySpark DataFrame (classic and Spark Connect).
 
 * :mod:`spark_assign.core` — the engine, one group at a time, pure Python + NumPy.
@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any, List
 
-from . import core, errors
+from . import _moved, core, errors
 from ._pyspark_hook import when_pyspark_sql_loads
 from .core import Member, assign, strategy_names
 from .errors import (
@@ -93,8 +93,9 @@ def __dir__() -> List[str]:
 def _load_the_dataframe_method() -> None:
     # Importing the module attaches the method; it may be mid-import already (it imports pyspark.sql,
     # which can be what triggered this call): then its last line attaches it.
-    importlib.import_module("spark_assign.spark.dataframe")
-    importlib.import_module("spark_assign.spark.replicas")       # DataFrame.assign_replicas
+    importlib.import_module("spark_assign.spark.consumer.dataframe")
+    importlib.import_module("spark_assign.spark.replicas.dataframe")       # DataFrame.assign_replicas
 
 
 when_pyspark_sql_loads(_load_the_dataframe_method)
+_moved.install()

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     import pandas
 
 from .core import AssignmentResult, Member, assign, get_strategy
-from .core.checks import balance_violations, moves, validity_errors
+from .core.consumer.checks import balance_violations, moves, validity_errors
 from .errors import InvalidInputError
 from .scenario import Generation, Scenario, ScenarioMember, generate
 
@@ -82,7 +82,7 @@ def compare_strategies(
 
     Rows come in generation order, strategies in the given order within a
     generation; the keys are ``generation``, ``strategy``, ``events`` and the
-    :data:`METRICS`. The spread is :func:`~spark_assign.report.metrics.balance`'s,
+    :data:`METRICS`. The spread is :func:`~spark_assign.report.consumer.metrics.balance`'s,
     the definition of the report and the CLI.
 
     Example::
@@ -153,11 +153,11 @@ def _assign(members: List[ScenarioMember], claims: Mapping[str, List[TopicPartit
 
 
 def _spreads(groups: List[Dict[str, Any]]) -> List[int]:
-    """The spread of each group with members, by :func:`~spark_assign.report.metrics.balance` (the one
+    """The spread of each group with members, by :func:`~spark_assign.report.consumer.metrics.balance` (the one
     definition, as in the report and the CLI): every member counts, one owning nothing at 0."""
     import pandas as pd
 
-    from .report.metrics import balance
+    from .report.consumer.metrics import balance
 
     sizes = [len(g["counts"]) for g in groups]
     if not sum(sizes):

@@ -118,7 +118,7 @@ class SchemaError(SparkAssignError, TypeError):
 
 class ReadOnlyError(SparkAssignError, TypeError):
     """An attempt to change a read-only value (a result's list of partitions, see
-    :class:`~spark_assign.core.partition_list.TopicPartitionList`)."""
+    :class:`~spark_assign.core.consumer.partition_list.TopicPartitionList`)."""
 
 
 class UnknownStrategyError(SparkAssignError, ValueError):

@@ -354,10 +354,10 @@ class LagModel:
 
 
 def _check_topic_counts(topics: Mapping[str, int]) -> Dict[str, int]:
-    """``topics`` checked by the engine's own check (:func:`~spark_assign.core.model.check_topics`),
+    """``topics`` checked by the engine's own check (:func:`~spark_assign.core.consumer.model.check_topics`),
     its errors naming the ``topics`` setting and the topic: ``{orders: -3}`` is a bad partition
     count of topic 'orders', not a bad number of topics."""
-    from .core.model import check_topics
+    from .core.consumer.model import check_topics
 
     try:
         return check_topics(topics)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import List, Tuple
 
 # A replica's status (new, kept, moved): defined by the engine, which computes it.
-from .core.replica_fleet import REPLICA_STATUSES
+from .core.replicas.fleet import REPLICA_STATUSES
 
 __all__ = ["SUBSCRIPTION_COLUMNS", "WEIGHT_COLUMNS", "RESULT_COLUMNS", "STATE_COLUMNS", "STATUSES",
            "REPLICA_STATE_COLUMNS", "REPLICA_STATUSES"]

@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 import numpy as np
 
 from .core import AssignmentResult, GroupInput, Member, assign
-from .core.checks import balance_violations, stickiness_violations, validity_errors
+from .core.consumer.checks import balance_violations, stickiness_violations, validity_errors
 
 __all__ = [
     "fleet_rows",

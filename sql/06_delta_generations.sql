@@ -7,7 +7,7 @@
 -- one atomic Delta commit, and running it again with the same input commits nothing.
 --
 -- Run after 01 (it uses the views subscriptions and topics), with the table's location:
---   from spark_assign.state.sql import run_script
+--   from spark_assign.state.consumer.sql import run_script
 --   run_script(spark, Path("sql/06_delta_generations.sql"), params={"state": "/data/fleet_state"})
 -- The location is a directory (or, with delta-spark in the session, a catalog table name).
 -- Without run_script (a notebook's SQL cells), each CALL is one Python line: see

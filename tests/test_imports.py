@@ -37,12 +37,12 @@ def test_the_engine_imports_without_pyspark(modules):
                                    "import pyspark.sql; import spark_assign",
                                    "import spark_assign.core; import pyspark.sql; import spark_assign",
                                    "from spark_assign import local_session",       # pyspark.sql loads mid-way
-                                   "import spark_assign.spark.dataframe"])
+                                   "import spark_assign.spark.consumer.dataframe"])
 def test_import_spark_assign_adds_the_dataframe_method_in_any_order(first):
     out = python(f"{first}\n"
                  "from pyspark.sql import DataFrame\n"
                  "from pyspark.sql.connect.dataframe import DataFrame as ConnectDataFrame\n"
-                 "from spark_assign.spark.dataframe import assign_partitions\n"
+                 "from spark_assign.spark.consumer.dataframe import assign_partitions\n"
                  "assert DataFrame.assign_partitions is assign_partitions\n"
                  "assert ConnectDataFrame.assign_partitions is assign_partitions\n"
                  "print('ok')")

@@ -151,12 +151,12 @@ def cmd_demo(args, ctx: Context) -> int:
 def _group_figures(subscriptions, rows):
     """Per recomputed group: generation, members, partitions, status counts, spread (pandas).
 
-    Members and spread are :func:`~spark_assign.report.metrics.balance`'s, over
+    Members and spread are :func:`~spark_assign.report.consumer.metrics.balance`'s, over
     every subscribed member (one owning nothing counts 0).
     """
     from pyspark.sql import functions as F
 
-    from ..report.metrics import balance
+    from ..report.consumer.metrics import balance
 
     if "group_id" not in subscriptions.columns:
         subscriptions = subscriptions.withColumn("group_id", F.lit("default"))

@@ -23,7 +23,7 @@ import os
 import re
 from typing import Dict, List, Optional, Set, Tuple
 
-from ..core.model import check_topics
+from ..core.consumer.model import check_topics
 from ..errors import InvalidInputError
 from .runtime import CliError, is_delta_table, is_path
 

@@ -186,7 +186,7 @@ def _knob_flags(g) -> None:
 
 def _replicas(sub, common: argparse.ArgumentParser) -> None:
     """``replicas place`` and ``replicas history``."""
-    from ..core.replica_model import RACK_AWARE_MODES
+    from ..core.replicas.model import RACK_AWARE_MODES
 
     replicas = sub.add_parser("replicas", help="place and reassign Kafka replicas on brokers",
                               description="Place topics' replicas on brokers as Kafka does, reassign them with few\n"

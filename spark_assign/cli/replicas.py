@@ -23,7 +23,7 @@ import os
 import time
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..core.replicas import get_replica_method
+from ..core.replicas.api import get_replica_method
 from .inputs import check_input, read_input
 from .reassignment import Replicas, format_reassignment, parse_reassignment
 from .runtime import CliError, require_table, writable_table
@@ -114,7 +114,7 @@ def _topics_of(spark, current: List[Replicas], replication_factor: Optional[int]
 
 
 def _settings(args):
-    from ..state.replica_generation import PlacementSettings
+    from ..state.replicas.compute import PlacementSettings
 
     return PlacementSettings(get_replica_method(args.method).name,
                              None if args.reassign == "none" else get_replica_method(args.reassign).name,
@@ -163,9 +163,9 @@ def _has_cluster_column(value: str) -> bool:
 def _place_once(spark, topics, brokers, previous, settings, cluster: Optional[str]):
     """A placement without a table: its rows (pandas), summary and the reassignment of ``cluster``
     (or of the only cluster)."""
-    from ..state.generations import data_errors
-    from ..state.replica_generation import figures, placement
-    from ..state.replica_table import changed_partitions, replica_lists
+    from ..state.generation_table import data_errors
+    from ..state.replicas.compute import figures, placement
+    from ..state.replicas.table import changed_partitions, replica_lists
 
     settings.check(topics, brokers)
     with data_errors():
@@ -186,7 +186,7 @@ def _place_in_table(spark, location, topics, brokers, settings, args):
     the reassignment of ``--cluster`` (or of the only cluster)."""
     from pyspark.sql import functions as F
 
-    from ..state.replica_table import ReplicaTable, replica_lists
+    from ..state.replicas.table import ReplicaTable, replica_lists
 
     table = ReplicaTable(spark, location)
     step = table.rebalance(topics, brokers, settings.replication_factor, settings.method, settings.reassign,
@@ -228,7 +228,7 @@ def _print_placement(ctx, rows, brokers, summary: Dict[str, Any], limit: int) ->
         ctx.print("Nothing changed: every cluster has the same topics, brokers and settings as its latest "
                   "generation; no commit.")
         return
-    from ..report.replicas import broker_load
+    from ..report.replicas.data import broker_load
 
     per_broker = broker_load(rows, brokers.select("cluster_id", "broker_id", *(
         ["rack"] if "rack" in brokers.columns else [])).toPandas())
@@ -264,8 +264,8 @@ def _write_json(ctx, target: str, moves: List[Replicas]) -> None:
 
 def _history(args, ctx) -> int:
     """``replicas history``: the commits of a replica table, or one cluster's generations."""
-    from ..report.replicas import generation_figures
-    from ..state.replica_table import ReplicaTable
+    from ..report.replicas.data import generation_figures
+    from ..state.replicas.table import ReplicaTable
 
     location = require_table(args.table)                # before Spark starts
     table = ReplicaTable(ctx.runtime.session(), location)

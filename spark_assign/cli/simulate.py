@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from ..core import get_strategy
-from ..core.weights import check_load_options
+from ..core.consumer.weights import check_load_options
 from ..errors import InvalidInputError, SparkAssignError
-from ..report.load import load_balance
-from ..report.metrics import balance
+from ..report.consumer.load import load_balance
+from ..report.consumer.metrics import balance
 from ..scenario import Generation, LagModel, Scenario, generate
 from .runtime import CliError, Progress
 from .tables import format_seconds, format_table
@@ -298,7 +298,7 @@ def _subscribed(step_rows, members: Mapping[str, List[str]], strategy: str):
 
 def _balance(step_rows, subscribed) -> tuple:
     """(worst, mean) spread over the groups in ``step_rows`` (pandas: ``group_id``, ``member_id``), the
-    members in ``subscribed`` counting even when they own nothing (see :func:`~spark_assign.report.metrics.balance`)."""
+    members in ``subscribed`` counting even when they own nothing (see :func:`~spark_assign.report.consumer.metrics.balance`)."""
     if step_rows is None or len(step_rows) == 0:
         return None, None
     spreads = balance(step_rows, ["group_id"], subscribed)["spread"]
@@ -407,7 +407,7 @@ def summary_table(results: Sequence[StepResult]) -> str:
     ``gen`` is the simulation step, the ``step`` of ``spark-assign history`` and of
     the report; a ``follow-up`` line is a cooperative follow-up of that step. The
     figures are those the report and ``history`` compute from the same rows
-    (:func:`~spark_assign.report.metrics.balance`; the simulation also knows
+    (:func:`~spark_assign.report.consumer.metrics.balance`; the simulation also knows
     members owning nothing, which the rows cannot show).
 
     Example::

@@ -19,7 +19,7 @@ from .runtime import CliError, SparkRuntime, is_delta_table, is_path, require_ta
 __all__ = ["read_state_rows", "read_steps", "display_groups", "commit_rows", "write_report", "STEP_SOURCE_COLUMNS",
            "is_replica_table", "write_replica_report"]
 
-#: The columns of a state table that :func:`~spark_assign.report.steps.steps` reads.
+#: The columns of a state table that :func:`~spark_assign.report.consumer.steps.steps` reads.
 STEP_SOURCE_COLUMNS = ("strategy", "group_id", "generation", "status", "input_fingerprint", "commit_version",
                        "committed_at")
 #: Every column of a state table that the CLI reads: the state columns and the commit version.
@@ -94,7 +94,7 @@ def is_replica_table(runtime: SparkRuntime, location: str) -> bool:
 
         is_replica_table(SparkRuntime(), "/data/replicas")    # True
     """
-    from ..report.replicas import is_replica_table as replica_columns
+    from ..report.replicas.data import is_replica_table as replica_columns
 
     return replica_columns(_columns_and_path(runtime, location)[0])
 
@@ -109,7 +109,7 @@ def write_replica_report(runtime: SparkRuntime, location: str, out: str, title: 
     """
     import os
 
-    from ..report.replica_html import DEFAULT_REPLICA_TITLE, render_replica_html
+    from ..report.replicas.html import DEFAULT_REPLICA_TITLE, render_replica_html
 
     _, path = _columns_and_path(runtime, location)
     if path is not None:
@@ -128,7 +128,7 @@ def write_replica_report(runtime: SparkRuntime, location: str, out: str, title: 
 
 
 def read_steps(runtime: SparkRuntime, location: str) -> pd.DataFrame:
-    """The :func:`~spark_assign.report.steps.steps` of the whole state table ``location``: where each
+    """The :func:`~spark_assign.report.consumer.steps.steps` of the whole state table ``location``: where each
     generation of each group sits on the fleet's steps (``history --group`` shows them, as the report does).
 
     Example::

@@ -22,18 +22,18 @@ and places a topic's replicas on brokers as Kafka does (docs/replicas.md)::
     placed.replicas     # [[leader, follower], ...] per partition
 """
 
-from .api import assign, assign_group
-from .batch import BatchResult, GroupBatch, assign_batch
-from .checks import balance_violations, check_assignment, is_balanced, moves, validity_errors
-from .model import Group, GroupInput, Member, check_topics
-from .partition_list import TopicPartitionList
-from .producer import (RoundRobinPartitioner, StickyBatches, StickyPartitioner, round_robin_partitions,
+from .consumer.api import assign, assign_group
+from .consumer.batch.api import BatchResult, GroupBatch, assign_batch
+from .consumer.checks import balance_violations, check_assignment, is_balanced, moves, validity_errors
+from .consumer.model import Group, GroupInput, Member, check_topics
+from .consumer.partition_list import TopicPartitionList
+from .producer.partitioners import (RoundRobinPartitioner, StickyBatches, StickyPartitioner, round_robin_partitions,
                        sticky_batches, sticky_partitions)
-from .registry import Strategy, get_strategy, register_strategy, strategy_names
-from .replica_model import RACK_AWARE_MODES, Broker, ReplicaPlacement
-from .replica_sticky import ReplicaReassignment, moves_lower_bound
-from .replicas import ReplicaMethod, get_replica_method, place_replicas, register_replica_method, replica_method_names
-from .result import STATUS_NAMES, AssignmentResult, MemberAssignment
+from .consumer.registry import Strategy, get_strategy, register_strategy, strategy_names
+from .replicas.model import RACK_AWARE_MODES, Broker, ReplicaPlacement
+from .replicas.sticky import ReplicaReassignment, moves_lower_bound
+from .replicas.api import ReplicaMethod, get_replica_method, place_replicas, register_replica_method, replica_method_names
+from .consumer.result import STATUS_NAMES, AssignmentResult, MemberAssignment
 
 __all__ = [
     "Member",

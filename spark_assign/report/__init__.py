@@ -16,12 +16,12 @@ as a pandas DataFrame or a pyarrow Table::
 * :mod:`.html` — the page; :mod:`.charts` and :mod:`.svg` — its inline SVG charts.
 """
 
-from .data import load_rows
+from .consumer.data import load_rows
 from .html import DEFAULT_TITLE, render_html
 from .legend import FIGURE_MEANINGS, STATUS_MEANINGS, legend_lines, step_label
-from .metrics import (Figures, balance, fleet_summary, format_partitions, group_metrics, group_summary,
+from .consumer.metrics import (Figures, balance, fleet_summary, format_partitions, group_metrics, group_summary,
                       latest_assignment, metrics)
-from .steps import generation_members, steps
+from .consumer.steps import generation_members, steps
 from .theme import strategy_colours
 
 __all__ = [

@@ -23,7 +23,7 @@ _X_LABEL = "Step (f/u: its cooperative follow-up)"
 
 
 def slots_of(m: pd.DataFrame) -> List[Slot]:
-    """The x axis of per-step figures (:func:`~spark_assign.report.metrics.metrics`): every
+    """The x axis of per-step figures (:func:`~spark_assign.report.consumer.metrics.metrics`): every
     ``(step, follow_up)`` any strategy has, in order.
 
     Example::

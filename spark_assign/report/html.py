@@ -19,10 +19,10 @@ import pandas as pd
 from ..errors import InvalidInputError
 from ..progress import Stages
 from .charts import COMPARISONS, compare_figure, overview_figures, slots_of, sparkline, strategy_totals
-from .data import KEY
+from .consumer.data import KEY
 from .legend import FIGURE_MEANINGS, LOAD_NOTE, STATUS_MEANINGS, step_label
-from .load_charts import LOAD_COMPARISONS, load_figures, load_totals
-from .metrics import Figures
+from .consumer.load_charts import LOAD_COMPARISONS, load_figures, load_totals
+from .consumer.metrics import Figures
 from .svg import fmt
 from .theme import CSS, SCRIPT, strategy_colours
 
@@ -261,9 +261,9 @@ def render_html(rows: Any, title: str = DEFAULT_TITLE, path: Optional[Union[str,
     table and their latest assignment, at most ``max_members`` members each.
     ``members``, when given, are the groups' subscribed members, so that
     members owning nothing count in members and spread (see
-    :func:`~spark_assign.report.metrics.balance`). Charts and the per-step
+    :func:`~spark_assign.report.consumer.metrics.balance`). Charts and the per-step
     table are laid out on the fleet's steps, cooperative follow-ups beside
-    their step (:mod:`~spark_assign.report.steps`). Writes the page to ``path``
+    their step (:mod:`~spark_assign.report.consumer.steps`). Writes the page to ``path``
     (UTF-8) when given, and returns it.
 
     Example::

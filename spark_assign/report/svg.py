@@ -1,7 +1,7 @@
 """Small, dependency-free SVG charts: grouped (stacked) bars and lines over the fleet's steps.
 
 The x axis holds *slots*: ``(step, follow_up)`` pairs (see
-:mod:`spark_assign.report.steps`). A step's own slot is labelled with its
+:mod:`spark_assign.report.consumer.steps`). A step's own slot is labelled with its
 number; a follow-up slot sits right after its step, on a shaded band,
 labelled ``f/u``, so that strategies are compared at the same step and
 cooperative follow-ups are never read as steps.

@@ -156,8 +156,8 @@ class HintedAnalysisException(AnalysisException):
 #: when it applies.
 CALL_HINT = ("spark-assign: CALL spark_assign.rebalance(...) and CALL spark_assign.views(...) are not Spark "
              "procedures, and spark.sql cannot run them: run the script with "
-             "spark_assign.state.sql.run_script(spark, script), one statement with "
-             "spark_assign.state.sql.call_statement(spark, statement), or call spark_assign.state.sql.rebalance "
+             "spark_assign.state.consumer.sql.run_script(spark, script), one statement with "
+             "spark_assign.state.consumer.sql.call_statement(spark, statement), or call spark_assign.state.consumer.sql.rebalance "
              "from Python (docs/sql.md)")
 
 

@@ -17,9 +17,9 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from ..core.model import check_topics
-from ..core.registry import Strategy, get_strategy
-from ..core.weights import check_load_options
+from ..core.consumer.model import check_topics
+from ..core.consumer.registry import Strategy, get_strategy
+from ..core.consumer.weights import check_load_options
 from ..errors import WORKER_MARK, InvalidInputError, SchemaError
 from ..schema import SUBSCRIPTION_COLUMNS, WEIGHT_COLUMNS
 
@@ -62,7 +62,7 @@ def spark_strategy(name: object, weights_given: bool, argument: str = "weights")
 
 def load_knobs(max_count_skew: Any, min_improvement: Any) -> Dict[str, Any]:
     """The load-aware knobs given (None: the engine's default), checked by the engine's own check
-    (:func:`~spark_assign.core.weights.check_load_options`), as engine options.
+    (:func:`~spark_assign.core.consumer.weights.check_load_options`), as engine options.
 
     Example::
 
@@ -82,7 +82,7 @@ def weights_frame(spark, weights: Any) -> Optional[DataFrame]:
     topic's weights apply to every group subscribing to it), or a dict ``{topic: [weight of
     p0, p1, ...]}`` (the engine's shape, for every group). Columns and types are checked here;
     values (null, NaN, negative, a partition out of range or given twice) in the job, per group,
-    by :func:`~spark_assign.core.weights.weights_from_rows`.
+    by :func:`~spark_assign.core.consumer.weights.weights_from_rows`.
 
     Example::
 
@@ -337,7 +337,7 @@ def topics_frame(spark, topics: Any) -> DataFrame:
     """``topics`` (a dict or a DataFrame) as a DataFrame ``(topic, num_partitions[, replica_racks][, group_id])``.
 
     A dict is checked here, before any job, by the engine's own check
-    (:func:`~spark_assign.core.model.check_topics`): topic names must be
+    (:func:`~spark_assign.core.consumer.model.check_topics`): topic names must be
     non-empty strings and counts non-negative integers (NumPy's too).
     """
     if isinstance(topics, Mapping):

@@ -23,7 +23,7 @@ again replaces the same definitions, so it is idempotent):
 
 :func:`run_script` runs ``sql/`` scripts. Generations in Delta from SQL
 (``CALL spark_assign.rebalance(...)``, views over a state table) are the state
-layer's: :mod:`spark_assign.state.sql`, whose ``run_script`` runs those
+layer's: :mod:`spark_assign.state.consumer.sql`, whose ``run_script`` runs those
 statements too.
 
 The table functions take one row per member and subscribed topic with the
@@ -46,9 +46,9 @@ from pyspark.util import PythonEvalType
 from ..errors import InvalidInputError
 from ..progress import progress
 from . import failures
-from .sql_kafka import SQL_FUNCTIONS, udfs
-from .sql_replicas import REPLICA_TABLE_FUNCTIONS
-from .sql_table import TABLE_FUNCTIONS
+from .producer.sql_functions import SQL_FUNCTIONS, udfs
+from .replicas.sql_functions import REPLICA_TABLE_FUNCTIONS
+from .consumer.sql_functions import TABLE_FUNCTIONS
 
 __all__ = ["register", "TABLE_FUNCTION_NAMES", "SCALAR_FUNCTION_NAMES", "split_statements", "run_script",
            "Procedures"]
@@ -155,7 +155,7 @@ def run_script(spark: Any, script: Union[str, Path], params: Optional[Mapping[st
     ``params`` are left for Spark's own variable substitution); quote values
     in the script, and pass values that need no escaping there.
     ``procedures`` runs the statements it recognises instead of ``spark.sql``:
-    :func:`spark_assign.state.sql.run_script` passes the Delta bridge's, for
+    :func:`spark_assign.state.consumer.sql.run_script` passes the Delta bridge's, for
     ``CALL spark_assign.rebalance(...)`` and ``CALL spark_assign.views(...)``.
     ``collect=True`` returns each statement's rows instead, collected before
     the next statement runs (later statements may replace the views a query

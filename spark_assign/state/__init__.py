@@ -5,9 +5,9 @@ and the SQL bridge (:mod:`.sql`)."""
 from __future__ import annotations
 
 from .backend import ENGINES, Snapshot, Staged, StateBackend
-from .generations import Rebalance, TableState
-from .replica_table import ReplicaTable
-from .table import AssignmentTable
+from .generation_table import Rebalance, TableState
+from .replicas.table import ReplicaTable
+from .consumer.table import AssignmentTable
 
 __all__ = ["AssignmentTable", "ReplicaTable", "Rebalance", "TableState", "StateBackend", "Snapshot", "Staged",
            "ENGINES"]

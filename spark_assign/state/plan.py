@@ -34,7 +34,7 @@ from pyspark.sql import functions as F
 from ..errors import EmptyInputWarning, InvalidInputError, MissingTopicWarning, NegativeGenerationWarning
 from ..schema import STATUSES
 from ..spark.inputs import local_frame
-from ..spark.wire import with_topic_metadata
+from ..spark.consumer.wire import with_topic_metadata
 from .layout import ASSIGNMENTS, PARTITION_COLUMN, TableKind
 
 __all__ = ["ChangedGroup", "Plan", "Outcome", "plan", "changed_units", "outcome_of", "only_groups", "only_heads",
@@ -156,7 +156,7 @@ def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy
     subscription row the member, topic, static id, rack, claimed partitions
     and claim generation, the topic's partition count, metadata rows and
     replica racks; plus the strategy. ``topic_counts``: the topics as a checked
-    dict, when given so (see :func:`~spark_assign.spark.wire.with_topic_metadata`).
+    dict, when given so (see :func:`~spark_assign.spark.consumer.wire.with_topic_metadata`).
     ``key``: what the fingerprint hashes for the strategy (default its name; the
     load-aware strategies add their knobs, see :func:`.load.fingerprint_key`). Weights
     are not in it: they change every run (see :mod:`.load`).

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from spark_assign.core import Broker, Member, assign, place_replicas
-from spark_assign.core.replica_fleet import place_topics
+from spark_assign.core.replicas.fleet import place_topics
 from spark_assign.errors import InvalidInputError, MissingTopicWarning, NegativeGenerationWarning, UnknownStrategyError
 
 from .conftest import assert_clean

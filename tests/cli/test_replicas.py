@@ -14,7 +14,7 @@ from deltalake import DeltaTable
 
 from spark_assign.cli.reassignment import format_reassignment, parse_reassignment
 from spark_assign.core import Broker, place_replicas
-from spark_assign.core.replica_fleet import topic_seed
+from spark_assign.core.replicas.fleet import topic_seed
 
 from .conftest import text_table
 

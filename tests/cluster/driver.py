@@ -30,7 +30,7 @@ def main() -> None:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
-    import spark_assign.state.table as table_module
+    import spark_assign.state.consumer.table as table_module
     from spark_assign import AssignmentTable
     from spark_assign.errors import StateTableError
 

@@ -47,7 +47,7 @@ def assign_rows(spark, fleet: List[tuple]) -> List[List[Any]]:
 def sql_results(spark, state: str) -> List[List[Dict[str, Any]]]:
     """``sql/01`` then ``sql/06`` (the ``CALL spark_assign.rebalance`` loop) into ``state``."""
     import spark_assign
-    from spark_assign.state.sql import run_script
+    from spark_assign.state.consumer.sql import run_script
 
     spark_assign.register(spark)
     run_script(spark, ROOT / "sql" / "01_example_tables.sql")

@@ -23,7 +23,7 @@ import sys
 import uuid
 from typing import Any, Dict, List
 
-from spark_assign.core.javautil import java_sort_key
+from spark_assign.core.java.util import java_sort_key
 
 STRATEGIES = ["range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range"]
 SERVER = ("uniform", "server-range")

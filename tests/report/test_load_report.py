@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from spark_assign.report import render_html, strategy_colours
-from spark_assign.report.load import group_loads, load_balance, member_loads
-from spark_assign.report.metrics import Figures
+from spark_assign.report.consumer.load import group_loads, load_balance, member_loads
+from spark_assign.report.consumer.metrics import Figures
 
 from .chromium import browser, find_chromium  # noqa: F401 (browser: a fixture)
 from .fleets import COLUMNS, STICKY, simulate, simulate_load, small_rows

@@ -15,8 +15,8 @@ import pyarrow as pa
 import pytest
 
 from spark_assign.errors import InvalidInputError, SchemaError
-from spark_assign.report.replica_html import render_replica_html
-from spark_assign.report.replicas import (broker_load, generation_figures, latest_replicas, rack_load, rack_spread,
+from spark_assign.report.replicas.html import render_replica_html
+from spark_assign.report.replicas.data import (broker_load, generation_figures, latest_replicas, rack_load, rack_spread,
                                           rebalance_figures)
 
 from .chromium import browser, find_chromium  # noqa: F401 (browser: a fixture)

@@ -17,7 +17,7 @@ STRATEGIES = ["range", "roundrobin", "sticky", "cooperative-sticky", "uniform", 
 @pytest.mark.parametrize("strategy", sorted({c["strategy"] for c in PUBLIC}))
 def test_public_cases_as_one_fleet(spark, strategy):
     failures = run_fleet(spark, PUBLIC, strategy)
-    # sticky-member-leaves round 2 expects pre-2.8 Kafka (see tests/core/test_public_cases.py).
+    # sticky-member-leaves round 2 expects pre-2.8 Kafka (see tests/core/consumer/test_public_cases.py).
     known = [f for f in failures if f.case == "sticky-member-leaves" and f.round == 1]
     assert (len(known) == 1) == (strategy == "sticky")
     rest = [f for f in failures if f not in known]

@@ -13,7 +13,7 @@ import random
 import pytest
 
 import spark_assign  # noqa: F401  (adds DataFrame.assign_partitions)
-from spark_assign.spark.dataframe import assign_frame
+from spark_assign.spark.consumer.dataframe import assign_frame
 
 from .wirefleet import expected_rows, frames, random_fleet
 

@@ -4,7 +4,7 @@ A Spark page is one with a ```sql block or a ```python block that uses a
 variable called ``spark``. All its ```python and ```sql blocks form one script,
 run in the order of the page (later blocks build on earlier ones): Python with
 ``spark`` bound to the test session, SQL statement by statement through
-:func:`spark_assign.state.sql.run_script` (every statement's rows collected, so
+:func:`spark_assign.state.consumer.sql.run_script` (every statement's rows collected, so
 a query that fails fails the test). It runs in a temporary working directory:
 relative paths in the examples land there.
 """
@@ -36,7 +36,7 @@ def pages():
 
 @pytest.mark.parametrize("page,blocks", pages())
 def test_spark_examples_of_a_page(spark, tmp_path, monkeypatch, page, blocks):
-    from spark_assign.state.sql import run_script
+    from spark_assign.state.consumer.sql import run_script
 
     monkeypatch.chdir(tmp_path)
     namespace = {"spark": spark}

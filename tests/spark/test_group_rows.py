@@ -1,4 +1,4 @@
-"""The worker's decoding of wire batches (spark_assign.spark.group_rows), without Spark.
+"""The worker's decoding of wire batches (spark_assign.spark.consumer.group_rows), without Spark.
 
 Wire batches are built with pyarrow as Spark would send them (groups contiguous,
 subscriptions before previous rows), cut into batches of several sizes so that
@@ -13,8 +13,8 @@ import pytest
 
 from spark_assign.core import Member, assign
 from spark_assign.errors import InvalidInputError, SchemaError
-from spark_assign.spark.wire import KIND_PREVIOUS, OPTIONAL_COLUMNS, WIRE_COLUMNS, append_rows
-from spark_assign.spark.worker import assign_batches
+from spark_assign.spark.consumer.wire import KIND_PREVIOUS, OPTIONAL_COLUMNS, WIRE_COLUMNS, append_rows
+from spark_assign.spark.consumer.worker import assign_batches
 
 _TYPES = {"string": pa.string(), "tinyint": pa.int8(), "int": pa.int32(), "array<int>": pa.list_(pa.int32()),
           "array<array<string>>": pa.list_(pa.list_(pa.string())), "double": pa.float64()}
@@ -203,7 +203,7 @@ import random as _random  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from spark_assign.spark.worker import whole_groups  # noqa: E402
+from spark_assign.spark.consumer.worker import whole_groups  # noqa: E402
 
 from .wirefleet import expected_rows, random_fleet, wire_table  # noqa: E402
 

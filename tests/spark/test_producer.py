@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from spark_assign.core import round_robin_partitions, sticky_batches
-from spark_assign.core.murmur2 import kafka_partition
+from spark_assign.core.producer.murmur2 import kafka_partition
 from spark_assign.errors import InvalidInputError, SchemaError, UnknownStrategyError
-from spark_assign.spark.producer import producer_summary, simulate_producer
+from spark_assign.spark.producer.dataframe import producer_summary, simulate_producer
 
 pytestmark = pytest.mark.spark
 

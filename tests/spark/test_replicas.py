@@ -12,7 +12,7 @@ import pytest
 
 import spark_assign  # noqa: F401  (adds DataFrame.assign_replicas)
 from spark_assign.core import Broker, place_replicas
-from spark_assign.core.replica_fleet import topic_seed
+from spark_assign.core.replicas.fleet import topic_seed
 from spark_assign.errors import InvalidInputError, SchemaError, UnknownStrategyError
 
 pytestmark = pytest.mark.spark

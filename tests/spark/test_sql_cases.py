@@ -76,7 +76,7 @@ def run_sql_fleet(spark, cases: List[Mapping[str, Any]], strategy: str, function
 @pytest.mark.parametrize("strategy", sorted({c["strategy"] for c in PUBLIC}))
 def test_public_cases_through_sql(spark, strategy):
     failures = run_sql_fleet(spark, PUBLIC, strategy, "assign_partitions")
-    # sticky-member-leaves round 2 expects pre-2.8 Kafka (see tests/core/test_public_cases.py).
+    # sticky-member-leaves round 2 expects pre-2.8 Kafka (see tests/core/consumer/test_public_cases.py).
     known = [f for f in failures if f.case == "sticky-member-leaves" and f.round == 1]
     assert (len(known) == 1) == (strategy == "sticky")
     rest = [f for f in failures if f not in known]

@@ -135,7 +135,7 @@ def test_missing_partition_by_one_group_in_two_spark_partitions(spark):
 def test_several_groups_in_one_instance_are_refused():
     """The fallback when the worker's way of making the handler is not recognised."""
     from spark_assign.errors import InvalidInputError
-    from spark_assign.spark.sql_table import RESULT_STRUCT, TABLE_FUNCTIONS, AssignPlan
+    from spark_assign.spark.consumer.sql_functions import RESULT_STRUCT, TABLE_FUNCTIONS, AssignPlan
 
     handler = TABLE_FUNCTIONS["assign_partitions"](AssignPlan(RESULT_STRUCT, strategy="range", columns=("group_id",)))
     assert handler._partitioned is None                    # made by a test, not by Spark's worker
@@ -233,6 +233,6 @@ def test_a_call_through_spark_sql_says_how_to_run_it(spark, statement):
         spark.sql(statement).collect()
     assert info.value.getCondition() == "MISSING_CATALOG_ABILITY.PROCEDURES"
     text = str(info.value)
-    assert "spark_assign.state.sql.run_script(spark, script)" in text and "call_statement" in text
+    assert "spark_assign.state.consumer.sql.run_script(spark, script)" in text and "call_statement" in text
     assert "Traceback" not in text
 

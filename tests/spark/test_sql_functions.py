@@ -8,11 +8,11 @@ import pytest
 from pyspark.errors import AnalysisException
 
 import spark_assign
-from spark_assign.core.murmur2 import murmur2_bytes
+from spark_assign.core.producer.murmur2 import murmur2_bytes
 from spark_assign.errors import InvalidInputError
 from spark_assign.spark.sql import SCALAR_FUNCTION_NAMES, TABLE_FUNCTION_NAMES, split_statements
 
-from ..core.test_murmur2 import (
+from ..core.producer.test_murmur2 import (
     KAFKA_RECORD_COLLECTOR_COUNTS,
     KAFKA_RECORD_COLLECTOR_KEYS,
     KAFKA_STREAMS_PARTITIONS_OF_3,
@@ -164,7 +164,7 @@ def test_the_arrow_udf_refuses_other_key_types():
     import pyarrow as pa
 
     from spark_assign.errors import InvalidInputError
-    from spark_assign.spark.sql_kafka import kafka_partition_arrow
+    from spark_assign.spark.producer.sql_functions import kafka_partition_arrow
 
     with pytest.raises(InvalidInputError, match="kafka_partition: key must be BINARY or STRING"):
         kafka_partition_arrow(pa.array([1, 2]), pa.array([3, 3]))

@@ -16,7 +16,7 @@ import pytest
 
 import spark_assign
 from spark_assign.spark.sql import split_statements
-from spark_assign.state.sql import CALL_PATTERN, run_script, without_comments
+from spark_assign.state.consumer.sql import CALL_PATTERN, run_script, without_comments
 
 pytestmark = pytest.mark.spark
 
@@ -114,7 +114,7 @@ def guide_blocks():
 
 def test_guide_examples_run(spark, tmp_path):
     """Python blocks that mention ``spark`` and every SQL block, in document order; SQL as
-    :func:`spark_assign.state.sql.run_script` runs it (``CALL spark_assign...`` by the bridge).
+    :func:`spark_assign.state.consumer.sql.run_script` runs it (``CALL spark_assign...`` by the bridge).
     The state table's example path ``/data/...`` becomes a temporary folder."""
     blocks = guide_blocks()
     assert [lang for lang, _ in blocks].count("sql") >= 5

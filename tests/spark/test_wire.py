@@ -1,4 +1,4 @@
-"""The wire's columns (spark_assign.spark.wire.build_wire): an optional column travels only when
+"""The wire's columns (spark_assign.spark.consumer.wire.build_wire): an optional column travels only when
 some row can hold a value in it, and leaving one out changes no result."""
 
 import pyarrow as pa
@@ -7,7 +7,7 @@ import pytest
 import spark_assign  # noqa: F401  (adds DataFrame.assign_partitions)
 
 from spark_assign.spark.inputs import previous_frame, subscription_columns, topics_frame, weights_frame
-from spark_assign.spark.wire import OPTIONAL_COLUMNS, WIRE_COLUMNS, WIRE_SCHEMA, build_wire, weights_travel, wire_batch
+from spark_assign.spark.consumer.wire import OPTIONAL_COLUMNS, WIRE_COLUMNS, WIRE_SCHEMA, build_wire, weights_travel, wire_batch
 
 pytestmark = pytest.mark.spark
 

@@ -10,7 +10,7 @@ Hypothesis's ``st.randoms()`` where failures should shrink.
 
 :func:`expected_rows` is the oracle: each group's input built here from the model in plain
 Python (the wire's rules for previous generations, restated, see
-:mod:`spark_assign.spark.group_rows`), assigned by :func:`~spark_assign.core.assign_group`
+:mod:`spark_assign.spark.consumer.group_rows`), assigned by :func:`~spark_assign.core.assign_group`
 one group at a time, and written out as result rows.
 """
 
@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from spark_assign.core import STATUS_NAMES, GroupInput, Member, assign_group
-from spark_assign.spark.wire import WIRE_COLUMNS
+from spark_assign.spark.consumer.wire import WIRE_COLUMNS
 from spark_assign.testing import NAME_STEMS
 
 _TYPES = {"string": pa.string(), "tinyint": pa.int8(), "int": pa.int32(), "array<int>": pa.list_(pa.int32()),
@@ -160,7 +160,7 @@ def previous_rows(fleet: List[WireGroup]) -> List[tuple]:
 
 
 def wire_table(fleet: List[WireGroup], with_racks: bool = False) -> pa.Table:
-    """The fleet's wire (:mod:`spark_assign.spark.wire`), sorted by group and kind."""
+    """The fleet's wire (:mod:`spark_assign.spark.consumer.wire`), sorted by group and kind."""
     rows = []
     for g in fleet:
         for m in g.members:

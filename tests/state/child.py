@@ -6,7 +6,7 @@ replica table, "kind": "replicas" and rounds {"topics": [[cluster, topic, partit
 "brokers": [[cluster, broker, rack, fenced], ...]}. Runs the rounds in order on its own
 local Spark session and prints one JSON line per round; ``in_driver`` false
 forces Spark's compute path (Spark tasks write the files). ``SPARK_ASSIGN_FAULT``
-(see spark_assign.state.table.fault) makes it kill itself at that point.
+(see spark_assign.state.consumer.table.fault) makes it kill itself at that point.
 """
 
 import json
@@ -21,8 +21,8 @@ REPLICA_BROKERS = "cluster_id string, broker_id int, rack string, fenced boolean
 def main() -> None:
     spec = json.loads(open(sys.argv[1]).read())
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    import spark_assign.state.replica_table as replica_module
-    import spark_assign.state.table as table_module
+    import spark_assign.state.replicas.table as replica_module
+    import spark_assign.state.consumer.table as table_module
     from spark_assign import AssignmentTable, ReplicaTable, local_session
 
     from ..delta import session_conf

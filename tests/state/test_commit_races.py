@@ -14,7 +14,7 @@ from deltalake import DeltaTable
 
 from spark_assign.errors import CommitConflict
 from spark_assign.state.backend import Staged
-from spark_assign.state.embedded import EmbeddedBackend
+from spark_assign.state.backends.embedded import EmbeddedBackend
 from spark_assign.state.plan import Outcome
 from spark_assign.state.layout import APP_ID
 

@@ -6,7 +6,7 @@ import json
 
 from spark_assign.errors import StateTableError
 from spark_assign.spark.failures import SparkFailure
-from spark_assign.state.damage import damaged_file, damaged_log, log_error, watch
+from spark_assign.state.backends.damage import damaged_file, damaged_log, log_error, watch
 
 
 def log(tmp_path, versions, checkpoint=None):

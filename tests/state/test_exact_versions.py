@@ -3,7 +3,7 @@
 The table's rows carry ``commit_version``, the Delta version of their commit,
 and the heads name it; a commit may therefore never slide onto a later
 version. On delta-spark the driver runs Delta's own transaction for that
-(``spark_assign.state.deltajvm``); its public append, used where the
+(``spark_assign.state.backends.deltajvm``); its public append, used where the
 transaction cannot be driven (Spark Connect, catalog tables), can only
 report the later version it landed on.
 """
@@ -15,10 +15,10 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable
 
-import spark_assign.state.deltajvm as deltajvm
-import spark_assign.state.generations as generations_module
-import spark_assign.state.replica_table as replica_module
-import spark_assign.state.table as table_module
+import spark_assign.state.backends.deltajvm as deltajvm
+import spark_assign.state.generation_table as generations_module
+import spark_assign.state.replicas.table as replica_module
+import spark_assign.state.consumer.table as table_module
 from spark_assign import AssignmentTable, ReplicaTable
 from spark_assign.errors import CommitConflict
 from spark_assign.state.heads import heads_name_at

@@ -23,7 +23,7 @@ GROUPS, GENERATIONS = 500, 20
 
 @pytest.mark.parametrize("strategy", ["sticky", "cooperative-sticky"])
 def test_twenty_generations(spark, tmp_path, engine, monkeypatch, strategy):
-    import spark_assign.state.table as table_module
+    import spark_assign.state.consumer.table as table_module
 
     in_driver = table_module.LOCAL_ROWS
     cooperative = strategy == "cooperative-sticky"

@@ -22,7 +22,7 @@ def state(table):
 def test_literal_and_broadcast_selection_give_the_same_generation(spark, tmp_path, engine, monkeypatch):
     """Spark's compute path (forced: the fleet is small), selecting the changed groups with
     constants in the plan, with broadcast joins, or computing them in the driver."""
-    import spark_assign.state.table as table_module
+    import spark_assign.state.consumer.table as table_module
 
     rows1 = fleet_rows(60, seed=5)
     rows2 = churn(rows1, seed=6, share=0.3)
@@ -44,7 +44,7 @@ def test_literal_and_broadcast_selection_give_the_same_generation(spark, tmp_pat
 def test_a_lost_race_recomputes_only_the_groups_the_winner_touched(spark, tmp_path, engine, monkeypatch, in_driver):
     """On Spark's path the retry reuses the rows of b, whose head did not move; in the driver
     both are recomputed (cheap). Either way a follows the winner's generation and b is written once."""
-    import spark_assign.state.table as table_module
+    import spark_assign.state.consumer.table as table_module
 
     monkeypatch.setattr(table_module, "LOCAL_ROWS", table_module.LOCAL_ROWS if in_driver else 0)
     path = str(tmp_path / "t")
@@ -91,7 +91,7 @@ def test_a_null_group_id_is_refused_before_anything_is_written(spark, tmp_path, 
 #: Spark jobs of a warm incremental rebalance, the same on both engines: the plan (one query, two
 #: jobs) and the changed groups' subscriptions (one). The snapshot, the previous rows, the data file
 #: and the commit are the driver's (delta-spark: delta-rs and pyarrow for the files, Delta's
-#: transaction for the commit, see spark_assign.state.deltajvm). delta-spark's public append (Spark
+#: transaction for the commit, see spark_assign.state.backends.deltajvm). delta-spark's public append (Spark
 #: Connect, catalog tables) adds eight: the newest commit (history), the previous rows (file
 #: filtering, two, and the scan), the append (a log replay for its application transaction, two,
 #: and the write) and the check that the commit is ours (history).

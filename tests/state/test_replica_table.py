@@ -16,7 +16,7 @@ from deltalake import DeltaTable
 
 from spark_assign import ReplicaTable
 from spark_assign.core import Broker, place_replicas
-from spark_assign.core.replica_fleet import topic_seed
+from spark_assign.core.replicas.fleet import topic_seed
 from spark_assign.errors import InvalidInputError, SchemaError, UnknownStrategyError
 
 pytestmark = pytest.mark.spark

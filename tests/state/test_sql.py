@@ -1,6 +1,6 @@
 """Recognising ``CALL spark_assign.*`` statements (no Spark needed)."""
 
-from spark_assign.state.sql import CALL_PATTERN, without_comments
+from spark_assign.state.consumer.sql import CALL_PATTERN, without_comments
 
 
 def test_comments_go_and_quoted_dashes_stay():

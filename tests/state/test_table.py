@@ -111,7 +111,7 @@ def test_bad_input_writes_nothing(spark, tmp_path, engine):
 @pytest.mark.parametrize("in_driver", [True, False], ids=["driver", "spark"])
 def test_a_first_rebalance_with_bad_input_creates_no_table(spark, tmp_path, engine, monkeypatch, in_driver):
     """Contract section 6: nothing is written, not even an empty table, on either compute path."""
-    import spark_assign.state.table as table_module
+    import spark_assign.state.consumer.table as table_module
 
     monkeypatch.setattr(table_module, "LOCAL_ROWS", table_module.LOCAL_ROWS if in_driver else 0)
     table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
@@ -194,7 +194,7 @@ def test_another_tools_commit_does_not_make_every_group_change(spark, tmp_path, 
 
 
 def test_locations_are_local_paths_or_file_uris(tmp_path):
-    from spark_assign.state.embedded import EmbeddedBackend
+    from spark_assign.state.backends.embedded import EmbeddedBackend
     from spark_assign.state.layout import local_path
 
     assert local_path("file:/tmp/s") == local_path("file:///tmp/s") == "/tmp/s"
@@ -207,7 +207,7 @@ def test_locations_are_local_paths_or_file_uris(tmp_path):
 def test_a_group_whose_topics_vanish_has_no_partitions_then_continues(spark, tmp_path, engine, monkeypatch, in_driver):
     """Every topic of group g is deleted: latest() shows g with nothing (not its old partitions),
     the same input stays a no-op, and when the topic returns g's generations go on from 1 to 2."""
-    import spark_assign.state.table as table_module
+    import spark_assign.state.consumer.table as table_module
 
     monkeypatch.setattr(table_module, "LOCAL_ROWS", table_module.LOCAL_ROWS if in_driver else 0)
     table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)

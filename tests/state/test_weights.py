@@ -15,9 +15,9 @@ from deltalake import DeltaTable, write_deltalake
 from spark_assign import AssignmentTable
 from spark_assign.errors import InvalidInputError
 from spark_assign.state.layout import TABLE_COLUMNS, arrow_schema
-from spark_assign.state.generation import job_weights
+from spark_assign.state.consumer.compute import job_weights
 from spark_assign.state.plan import Plan
-from spark_assign.state.request import make_request
+from spark_assign.state.consumer.request import make_request
 
 pytestmark = pytest.mark.spark
 

@@ -1,0 +1,8 @@
+"""Many consumer groups in lock step (one NumPy pass per stage), as a Spark task runs them.
+
+:func:`assign_batch` gives, group by group, what :func:`spark_assign.core.assign` gives.
+"""
+
+from .api import BATCH_STRATEGIES, BatchResult, GroupBatch, assign_batch
+
+__all__ = ["BATCH_STRATEGIES", "BatchResult", "GroupBatch", "assign_batch"]

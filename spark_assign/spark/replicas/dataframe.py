@@ -1,0 +1,270 @@
+"""``DataFrame.assign_replicas``: Kafka's replica placement for a fleet of clusters, in one Spark pass.
+
+Called on a topics DataFrame with a brokers DataFrame, attached to
+``pyspark.sql.DataFrame`` like ``assign_partitions`` and built on the
+DataFrame API only (classic and Spark Connect). The pass:
+
+1. **Wire.** Brokers (kind 0), topics (kind 1) and the previous placement's
+   replicas (kind 2, with ``previous=``) in one frame of the :data:`WIRE_DDL`
+   columns; schema and argument checks run here, before any job.
+2. **Shuffle.** Hash-partitioned by ``cluster_id`` and sorted by cluster,
+   kind and topic, so a worker sees each cluster's brokers, then its topics,
+   and its previous replicas contiguously (possibly across Arrow batches).
+3. **Place.** :func:`~.replica_worker.place_batches` calls the engine once per
+   complete cluster (:func:`~spark_assign.core.replicas.fleet.place_topics`: each
+   topic with its own seed, so rows do not depend on the shuffle; all topics of
+   a cluster placed together, columnar) and yields the :data:`REPLICA_DDL` rows.
+
+Data errors (a duplicated broker or topic, a replication factor above the
+usable brokers, racks on some brokers only) fail the job, whose action raises
+:class:`~spark_assign.errors.InvalidInputError` naming the cluster, column and
+rows (see :mod:`.failures`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Optional, cast
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from ...core.replicas.model import RACK_AWARE_MODES, check_count, check_seed
+from ...core.replicas.api import get_replica_method
+from ...errors import InvalidInputError, SchemaError
+from .. import failures
+
+__all__ = ["assign_replicas", "REPLICA_COLUMNS", "REPLICA_DDL", "WIRE_DDL", "wire_frame", "check_options", "attach"]
+
+#: The rows ``assign_replicas`` returns (name, type): one per replica, the preferred leader at
+#: ``replica_index`` 0.
+REPLICA_COLUMNS = [("cluster_id", "string"), ("topic", "string"), ("partition", "int"), ("replica_index", "int"),
+                   ("broker_id", "int"), ("rack", "string"), ("is_preferred_leader", "boolean"), ("status", "string")]
+#: :data:`REPLICA_COLUMNS` as a DDL string.
+REPLICA_DDL = ", ".join(f"{name} {kind}" for name, kind in REPLICA_COLUMNS)
+#: The wire: brokers (kind 0: ``broker_id``, ``rack``, ``fenced``), topics (kind 1: ``topic``,
+#: ``num_partitions``, ``replication_factor``) and previous replicas (kind 2: ``topic``,
+#: ``partition``, ``replica_index``, ``broker_id``) of each cluster.
+WIRE_DDL = ("cluster_id string, kind int, broker_id int, rack string, fenced boolean, topic string, "
+            "num_partitions int, replication_factor int, partition int, replica_index int")
+#: Columns each input may have: name -> (Spark types accepted, required).
+TOPIC_COLUMNS = {"cluster_id": (("string",), False), "topic": (("string",), True),
+                 "num_partitions": (("int", "bigint", "smallint", "tinyint"), True),
+                 "replication_factor": (("int", "bigint", "smallint", "tinyint"), False)}
+PREVIOUS_COLUMNS = {"cluster_id": (("string",), False), "topic": (("string",), True),
+                    "partition": (("int", "bigint", "smallint", "tinyint"), True),
+                    "replica_index": (("int", "bigint", "smallint", "tinyint"), True),
+                    "broker_id": (("int", "bigint", "smallint", "tinyint"), True)}
+BROKER_COLUMNS = {"cluster_id": (("string",), False), "broker_id": (("int", "bigint", "smallint", "tinyint"), True),
+                  "rack": (("string",), False), "fenced": (("boolean",), False)}
+
+
+def assign_replicas(
+    self: DataFrame,
+    brokers: DataFrame,
+    replication_factor: Optional[int] = None,
+    method: str = "striped",
+    seed: int = 0,
+    start_index: Optional[int] = None,
+    rack_aware: Optional[str] = None,
+    previous: Optional[DataFrame] = None,
+    num_partitions: Optional[int] = None,
+) -> DataFrame:
+    """Place the replicas of every topic on its cluster's brokers, as Kafka's ``method`` would.
+
+    Called on a topics DataFrame (``topic``, ``num_partitions``, optionally
+    ``replication_factor`` and ``cluster_id``), with the brokers
+    (``broker_id``, optionally ``rack``, ``fenced`` and ``cluster_id``).
+    Without ``cluster_id`` columns, all rows are one cluster.
+
+    Example::
+
+        import spark_assign   # adds DataFrame.assign_replicas
+
+        topics = spark.createDataFrame([("orders", 6)], "topic string, num_partitions int")
+        brokers = spark.createDataFrame([(1, "r1"), (2, "r2"), (3, "r1")], "broker_id int, rack string")
+        replicas = topics.assign_replicas(brokers, replication_factor=2, method="admin-utils")
+        replicas.show()   # cluster_id, topic, partition, replica_index, broker_id, rack, is_preferred_leader
+
+    Parameters
+    ----------
+    brokers:
+        The brokers: ``broker_id`` (int), optionally ``rack`` (string), ``fenced``
+        (boolean: KRaft brokers that are fenced get replicas only when too few others
+        are usable) and ``cluster_id``.
+    replication_factor:
+        Replicas per partition for topics without a ``replication_factor`` value.
+    method:
+        ``striped`` (KRaft's ``StripedReplicaPlacer``, the default), ``admin-utils``
+        (``AdminUtils.assignReplicasToBrokers``), or ``sticky`` (a reassignment of ``previous``
+        that moves few replicas); see ``spark_assign.core.replicas.api``.
+    seed:
+        The fleet's seed: each topic's ``java.util.Random`` seed is derived from it, its
+        cluster and its name (:func:`~spark_assign.core.replicas.fleet.topic_seed`), so the
+        rows are reproducible and independent of the order of the input.
+    start_index:
+        ``admin-utils``: Kafka's ``fixedStartIndex`` for every topic (None: drawn per topic).
+    rack_aware:
+        Kafka's ``RackAwareMode`` (``enforced``, ``safe``, ``disabled``); see ``place_replicas``.
+    previous:
+        The current placement, one row per replica: ``topic``, ``partition``,
+        ``replica_index`` (0: the preferred leader), ``broker_id`` and ``cluster_id`` when
+        the topics have it (this method's output fits). Required by ``sticky``; with the
+        other methods it only sets ``status``.
+    num_partitions:
+        Spark partitions for the pass (default: ``spark.sql.shuffle.partitions``).
+
+    Returns
+    -------
+    DataFrame
+        One row per replica (:data:`REPLICA_DDL`): ``cluster_id``, ``topic``, ``partition``,
+        ``replica_index`` (0 is the preferred leader), ``broker_id``, the broker's ``rack``,
+        ``is_preferred_leader`` and ``status``: ``new`` (the partition had no replica in
+        ``previous``), ``kept`` (this broker held it) or ``moved``.
+
+    Raises
+    ------
+    SchemaError, InvalidInputError, UnknownStrategyError
+        Before any job for schemas and arguments; data problems fail the job, whose action
+        raises :class:`InvalidInputError` naming the cluster, the column and the rows.
+    """
+    options = check_options(method, replication_factor, seed, start_index, rack_aware, previous is not None,
+                            "previous=, a DataFrame (topic, partition, replica_index, broker_id)")
+    n = num_partitions if num_partitions is None else check_count(num_partitions, "num_partitions", minimum=1)
+    failures.install()
+    wire = wire_frame(self, brokers, options.replication_factor, previous)
+    n = n or int(cast(str, self.sparkSession.conf.get("spark.sql.shuffle.partitions")))
+
+    def run(batches):
+        from spark_assign.spark.replicas.worker import place_batches
+
+        return place_batches(batches, options.method, options.seed, options.start_index, options.rack_aware)
+
+    return (wire.repartition(n, "cluster_id")
+                .sortWithinPartitions("cluster_id", "kind", "topic", "partition", "replica_index")
+                .mapInArrow(run, REPLICA_DDL))
+
+
+@dataclass(frozen=True)
+class ReplicaOptions:
+    """``assign_replicas``' arguments, checked (shared by the DataFrame method and SQL)."""
+
+    method: str
+    replication_factor: Optional[int]
+    seed: int
+    start_index: Optional[int]
+    rack_aware: Optional[str]
+
+
+def check_options(method: object, replication_factor: object, seed: object, start_index: object,
+                  rack_aware: object, has_previous: bool, previous_hint: str) -> ReplicaOptions:
+    """The placement arguments checked before any job; errors name the argument and the value.
+
+    Example::
+
+        check_options("striped", 3, 0, None, None, False, "previous=").method == "striped"
+
+    Parameters
+    ----------
+    method, replication_factor, seed, start_index, rack_aware:
+        As ``assign_replicas`` takes them (``seed`` must be an integer: Spark may retry a task).
+    has_previous:
+        Whether a previous placement is given (``sticky`` needs one).
+    previous_hint:
+        How the caller passes it, for the message.
+    """
+    chosen = get_replica_method(method)
+    if chosen.needs_previous and not has_previous:
+        raise InvalidInputError(f"method {chosen.name!r} reassigns a current placement: pass {previous_hint}",
+                                column="previous")
+    rf = None if replication_factor is None else check_count(replication_factor, "replication_factor", minimum=1)
+    checked_seed = check_seed(seed)
+    if checked_seed is None:
+        raise InvalidInputError("seed must be an integer: rows must not change when Spark retries a task",
+                                column="seed", rows=[seed])
+    fixed = None if start_index is None else check_count(start_index, "start_index")
+    if rack_aware is not None and rack_aware not in RACK_AWARE_MODES:
+        raise InvalidInputError(f"rack_aware must be one of {', '.join(RACK_AWARE_MODES)} or None, "
+                                f"got {rack_aware!r}", column="rack_aware", rows=[rack_aware])
+    return ReplicaOptions(chosen.name, rf, checked_seed, fixed, cast(Optional[str], rack_aware))
+
+
+def _columns(df: DataFrame, allowed: Dict[str, tuple], argument: str) -> Dict[str, str]:
+    """The Spark type of each known column of ``df``; SchemaError for a missing or mistyped one."""
+    types = {f.name: f.dataType.simpleString() for f in df.schema.fields}
+    for name, (accepted, required) in allowed.items():
+        if name not in types and required:
+            raise SchemaError(f"{argument} lacks the required column {name!r} ({accepted[0]})")
+        if name in types and types[name] not in accepted:
+            raise SchemaError(f"{argument}: column {name!r} must be {' or '.join(accepted)}, got {types[name]}")
+    return {n: t for n, t in types.items() if n in allowed}
+
+
+def wire_frame(topics: DataFrame, brokers: DataFrame, replication_factor: Optional[int],
+               previous: Optional[DataFrame] = None) -> DataFrame:
+    """Brokers, topics and previous replicas in the :data:`WIRE_DDL` columns (no job)."""
+    if not isinstance(brokers, DataFrame):
+        raise InvalidInputError(f"brokers must be a DataFrame (broker_id, rack, ...), got {type(brokers).__name__}",
+                                column="brokers")
+    t = _columns(topics, TOPIC_COLUMNS, "the topics DataFrame")
+    b = _columns(brokers, BROKER_COLUMNS, "brokers")
+    if ("cluster_id" in t) != ("cluster_id" in b):
+        raise SchemaError("cluster_id must be a column of both the topics and the brokers, or of neither")
+    if previous is not None and not isinstance(previous, DataFrame):
+        raise InvalidInputError(f"previous must be a DataFrame (topic, partition, replica_index, broker_id), "
+                                f"got {type(previous).__name__}", column="previous")
+    v = _columns(previous, PREVIOUS_COLUMNS, "previous") if previous is not None else {}
+    if previous is not None and ("cluster_id" in t) != ("cluster_id" in v):
+        raise SchemaError("cluster_id must be a column of previous when the topics have it, and only then")
+    if "replication_factor" not in t and replication_factor is None:
+        raise InvalidInputError("replication_factor is required: an argument or a column of the topics",
+                                column="replication_factor")
+
+    def column(present: Dict[str, str], name: str, ddl: str, default=None):
+        return (F.col(name) if name in present else F.lit(default)).cast(ddl).alias(name)
+
+    rf = F.col("replication_factor") if "replication_factor" in t else F.lit(None)
+    if replication_factor is not None:
+        rf = F.coalesce(rf.cast("int"), F.lit(replication_factor))
+    topic_rows = topics.select(column(t, "cluster_id", "string"), F.lit(1).alias("kind"),
+                               F.lit(None).cast("int").alias("broker_id"), F.lit(None).cast("string").alias("rack"),
+                               F.lit(None).cast("boolean").alias("fenced"), F.col("topic"),
+                               # counts beyond int range become null here and are refused by the worker
+                               F.when(F.col("num_partitions").between(-(1 << 31), (1 << 31) - 1),
+                                      F.col("num_partitions")).cast("int").alias("num_partitions"),
+                               rf.cast("int").alias("replication_factor"))
+    broker_rows = brokers.select(column(b, "cluster_id", "string"), F.lit(0).alias("kind"),
+                                 F.when(F.col("broker_id").between(-(1 << 31), (1 << 31) - 1),
+                                        F.col("broker_id")).cast("int").alias("broker_id"),
+                                 column(b, "rack", "string"), column(b, "fenced", "boolean", False),
+                                 F.lit(None).cast("string").alias("topic"),
+                                 F.lit(None).cast("int").alias("num_partitions"),
+                                 F.lit(None).cast("int").alias("replication_factor"), *_no_replica())
+    wire = broker_rows.unionByName(topic_rows.select("*", *_no_replica()))
+    if previous is None:
+        return wire
+    replica_rows = previous.select(column(v, "cluster_id", "string"), F.lit(2).alias("kind"),
+                                   _int32("broker_id"), F.lit(None).cast("string").alias("rack"),
+                                   F.lit(None).cast("boolean").alias("fenced"), F.col("topic"),
+                                   F.lit(None).cast("int").alias("num_partitions"),
+                                   F.lit(None).cast("int").alias("replication_factor"),
+                                   _int32("partition"), _int32("replica_index"))
+    return wire.unionByName(replica_rows)
+
+
+def _int32(name: str):
+    """Column ``name`` as an int, null when beyond Kafka's 32-bit range (the worker refuses nulls)."""
+    return F.when(F.col(name).between(-(1 << 31), (1 << 31) - 1), F.col(name)).cast("int").alias(name)
+
+
+def _no_replica() -> list:
+    """The previous-replica columns of a broker or topic row (null)."""
+    return [F.lit(None).cast("int").alias("partition"), F.lit(None).cast("int").alias("replica_index")]
+
+
+def attach() -> None:
+    """Add :func:`assign_replicas` to ``pyspark.sql.DataFrame`` (classic and Connect)."""
+    DataFrame.assign_replicas = assign_replicas  # type: ignore[attr-defined]
+
+
+attach()

@@ -1,0 +1,212 @@
+"""``AssignmentTable``: a fleet's consumer-group assignments, generation after generation, in Delta.
+
+The generation loop (plan, compute, stage, commit), the reads and the
+retention are :class:`~.generations.GenerationTable`'s, shared with the
+replica table. What is the assignments' own:
+
+* ``plan``: a group's fingerprint hashes its subscription rows (members,
+  topics, static ids, racks, claims, partition counts and replica racks) and
+  the strategy (with a load-aware strategy's knobs); a group with a
+  cooperative transfer pending, or whose strategy changed, is recomputed too
+  (see :func:`.plan.plan`). With weights and a load-aware strategy, the
+  groups left alone whose latest generation is too unbalanced under the new
+  weights join them (weights are not in the fingerprint; see :mod:`.load`);
+* ``compute``: ``assign_partitions`` on the changed groups only, with their
+  latest generation as ``previous``: in the driver for up to
+  :data:`LOCAL_ROWS` partitions (their inputs collected as Arrow, one job),
+  else by Spark tasks (one query), see :mod:`.generation`. A group re-planned
+  for its load whose new generation moves nothing gets none;
+* ``diff``: partitions whose owner differs between two generations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Dict, Optional, cast
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from ...progress import Stages
+from ..backend import Snapshot
+from .compute import rows_in_driver, rows_in_spark
+from ..generation_table import REBALANCE_STAGES, Computed, GenerationTable, Rebalance, TableState, data_errors
+from ..layout import ASSIGNMENTS
+from .load import check_weights, load_replans, settle
+from ..plan import Outcome, Plan, plan
+from .request import Request, Topics, make_request
+
+__all__ = ["AssignmentTable", "Rebalance", "TableState"]
+
+#: Rows per engine task at least: a rebalance of a few groups runs in one task (one Python
+#: worker), a large one in up to ``spark.sql.shuffle.partitions``.
+ROWS_PER_TASK = 20_000
+#: Up to this many rows (as bounded by the plan), a rebalance computes its changed groups in the
+#: driver instead: their inputs are collected as Arrow and the engine runs in this process (about
+#: 0.2 s per 100,000 rows of small groups), which saves the assignment job's shuffle and Python
+#: workers, and (embedded engine) the driver writes the one data file. The usual incremental
+#: rebalance, a few groups changed, goes this way.
+LOCAL_ROWS = 100_000
+
+class AssignmentTable(GenerationTable):
+    """The assignment state of a fleet of groups: a Delta table, one row per partition per group per generation.
+
+    Example::
+
+        from spark_assign import AssignmentTable, local_session
+        spark = local_session()
+        table = AssignmentTable(spark, "/tmp/fleet-assignments")
+        step = table.rebalance(subscriptions, topics={"orders": 12}, strategy="cooperative-sticky")
+        step.summary     # {'groups_recomputed': ..., 'groups_unchanged': ..., ...}
+        table.latest().show()
+
+    Parameters: ``spark``, ``location`` (a folder, URI or catalog name) and ``engine``, as
+    for every state table (:class:`~spark_assign.state.generation_table.GenerationTable`).
+    """
+
+    kind = ASSIGNMENTS
+
+    def rebalance(self, subscriptions: DataFrame, topics: Topics, strategy: str = "cooperative-sticky",
+                  num_files: Optional[int] = None, max_attempts: int = 5, force: bool = False, weights: Any = None,
+                  max_count_skew: Optional[int] = None, min_improvement: Optional[float] = None) -> Rebalance:
+        """Compute and commit the next generation of every group whose inputs changed.
+
+        Example::
+
+            step = table.rebalance(subscriptions, topics, strategy="sticky")
+            step.summary["groups_recomputed"], step.version
+
+            lag = spark.table("partition_lag")          # topic, partition, weight (and group_id)
+            table.rebalance(subscriptions, topics, strategy="load-aware", weights=lag)
+
+        Parameters
+        ----------
+        subscriptions:
+            One row per member and topic, as for ``DataFrame.assign_partitions``;
+            without ``group_id`` the whole DataFrame is the group ``"default"``.
+        topics:
+            Topic metadata: ``{topic: partitions}`` or a DataFrame ``(topic, num_partitions)``.
+        strategy:
+            A strategy name. Changing it recomputes every group.
+        num_files:
+            Data files to write (default: one per million rows, at most
+            ``spark.sql.shuffle.partitions``).
+        max_attempts:
+            Commits tried when other writers keep committing first.
+        force:
+            Recompute every group, changed or not (each gets a new
+            generation): after upgrading spark-assign, or to measure a full
+            recompute against an incremental one.
+        weights:
+            Per-partition weights of this run (lag, bytes/s), as for
+            ``DataFrame.assign_partitions``: a DataFrame ``(topic, partition,
+            weight[, group_id])`` or a dict. Needed by the load-aware
+            strategies; stored in the rows' ``weight`` column whatever the
+            strategy. They are not part of a group's fingerprint: under a
+            load-aware strategy, a group whose inputs did not change is
+            re-planned only when its heaviest member's load exceeds
+            ``(1 + min_improvement)`` times its lower bound (see
+            :mod:`spark_assign.state.consumer.load`), and committed only if that moves
+            a partition. Every row is checked first (one job).
+        max_count_skew, min_improvement:
+            The load-aware knobs (docs/load-aware.md); changing one recomputes every group.
+
+        Returns
+        -------
+        Rebalance
+            The new rows, the committed version (None when nothing changed) and counts.
+        """
+        request = make_request(self.spark, subscriptions, topics, strategy, num_files, max_attempts, force,
+                               weights, max_count_skew, min_improvement)
+        if request.weights is not None:
+            with data_errors():
+                check_weights(request.weights, request.topic_df)
+        with Stages(f"rebalance {self.location}", REBALANCE_STAGES) as stages:
+            return self._generations(request, stages)
+
+    def _plan(self, request: Request, heads: DataFrame, snap: Optional[Snapshot]) -> Plan:
+        """The groups to recompute (:func:`.plan.plan`), with the groups the plan left alone whose
+        load under the new weights exceeds the threshold (:func:`.load.load_replans`) as
+        ``replanned``."""
+        todo = plan(request.subscriptions, request.topic_df, heads, request.strategy, request.force,
+                    request.topic_counts, request.key)
+        if not request.replans_for_load or snap is None or todo.everything:
+            return todo
+        extra = load_replans(self._latest_rows(snap, heads), heads, request.subscriptions,
+                             cast(DataFrame, request.weights), todo, request.strategy, request.min_improvement)
+        return replace(todo, changed={**todo.changed, **extra}, replanned=list(extra))
+
+    def _compute(self, request: Request, snap: Optional[Snapshot], todo: Plan, version: int,
+                 reuse: Optional[tuple]) -> Computed:
+        """The changed groups' next generation: in the driver for a few groups (their inputs
+        collected as Arrow, one job), else by Spark tasks (checkpointed: the engine runs once,
+        and a retry reuses the rows of groups the winner did not touch). Groups re-planned for
+        their load whose new generation moves nothing are dropped (:func:`.load.settle`)."""
+        if reuse is None and todo.rows <= LOCAL_ROWS:
+            with data_errors():
+                rows = rows_in_driver(self._backend, request, snap, todo, version)
+        else:
+            tasks = self._parts_for(todo.rows, ROWS_PER_TASK)
+            computed = rows_in_spark(self._backend, request, snap, todo, version, tasks, reuse)
+            with data_errors():
+                # Cuts the lineage too: plans nested attempt after attempt would keep growing.
+                rows = computed.localCheckpoint()
+        if not todo.replanned:
+            return Computed(rows)
+        rows, narrowed, counts = settle(rows, todo)
+        return Computed(rows, counts, narrowed)
+
+    def _summary(self, todo: Plan, attempt: int, warned: int, outcome: Optional[Outcome] = None,
+                 figures: Optional[Dict[str, int]] = None) -> Dict[str, int]:
+        """Counts (see :class:`Rebalance`); ``figures``: the load counts of :func:`.load.settle`."""
+        load = figures or {}
+        if outcome is None:
+            return {"groups_recomputed": 0, "groups_unchanged": todo.groups, "attempts": attempt,
+                    "groups_with_missing_topics": todo.missing_groups, "warnings": warned, **load}
+        counts = outcome.counts
+        return {"groups_recomputed": len(todo.changed), "groups_unchanged": todo.groups - len(todo.changed),
+                "partitions_moved": counts["moved"], "revoked": counts["revoked"],
+                "assigned": counts["assigned"], "new": counts["new"], "kept": counts["kept"],
+                "attempts": attempt, "groups_with_missing_topics": todo.missing_groups, "warnings": warned, **load}
+
+    def _commit_info(self, request: Request) -> Dict[str, object]:
+        return {"strategy": request.strategy}
+
+    def _heads_strategy(self, request: Request) -> str:
+        return request.strategy
+
+    # ------------------------------------------------------------------ reads
+
+    def history(self, group_id: str) -> DataFrame:
+        """Every generation of one group, oldest first.
+
+        Example::
+
+            table.history("payments").show()
+
+        Parameters
+        ----------
+        group_id:
+            The group.
+        """
+        return self._history(group_id, ["topic", "partition"])
+
+    def diff(self, from_generation: int, to_generation: int) -> DataFrame:
+        """What moved between two generations, per group: one row per partition whose owner differs.
+
+        Columns: ``group_id, topic, partition, from_generation, from_member_id,
+        to_generation, to_member_id``.
+
+        Example::
+
+            table.diff(1, 5).groupBy("group_id").count().show()
+        """
+        a = self.at(generation=from_generation).select(
+            "group_id", "topic", "partition", F.col("generation").alias("from_generation"),
+            F.col("member_id").alias("from_member_id"))
+        b = self.at(generation=to_generation).select(
+            "group_id", "topic", "partition", F.col("generation").alias("to_generation"),
+            F.col("member_id").alias("to_member_id"))
+        joined = a.join(b, ["group_id", "topic", "partition"], "full_outer")
+        return joined.where(~F.col("from_member_id").eqNullSafe(F.col("to_member_id"))).select(
+            "group_id", "topic", "partition", "from_generation", "from_member_id", "to_generation", "to_member_id")

@@ -1,0 +1,3 @@
+"""Replica placement generations in Delta: :class:`~.table.ReplicaTable` and how it computes the
+next generation (:mod:`.compute`).
+"""
