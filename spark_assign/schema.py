@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import List, Tuple
 
-# A replica's status (new, kept, moved): defined by the engine, which computes it.
+# A partition's status (new, kept, moved, revoked, assigned) and a replica's (new, kept, moved):
+# defined by the engine, which computes them.
+from .core.consumer.result import STATUS_NAMES as STATUSES
 from .core.replicas.fleet import REPLICA_STATUSES
 
 __all__ = ["SUBSCRIPTION_COLUMNS", "WEIGHT_COLUMNS", "RESULT_COLUMNS", "STATE_COLUMNS", "STATUSES",
@@ -55,8 +57,6 @@ STATE_COLUMNS: List[Tuple[str, str]] = RESULT_COLUMNS + [
     ("input_fingerprint", "string"),    # of the group's inputs, for incremental rebalances
     ("weight", "double"),               # the partition's weight in this generation (null: none given)
 ]
-
-STATUSES = ("new", "kept", "moved", "revoked", "assigned")
 
 #: Rows of a Delta replica table (``ReplicaTable``): one per replica per cluster per generation,
 #: the rows of ``DataFrame.assign_replicas`` plus bookkeeping.

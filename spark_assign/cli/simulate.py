@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from ..core import get_strategy
+from ..core import DEFAULT_STRATEGY, get_strategy
 from ..core.consumer.weights import check_load_options
 from ..errors import InvalidInputError, SparkAssignError
 from ..report.consumer.load import load_balance
@@ -42,7 +42,7 @@ __all__ = ["Plan", "SCENARIO_KEYS", "load_scenario_file", "make_plan", "parse_st
            "summary_table", "summary_legend", "DEFAULT_STRATEGIES"]
 
 #: Strategies of ``simulate`` when neither the flags nor the scenario file name any.
-DEFAULT_STRATEGIES = ("cooperative-sticky",)
+DEFAULT_STRATEGIES = (DEFAULT_STRATEGY,)
 
 #: Keys of a scenario file that are :class:`Scenario` fields.
 SCENARIO_KEYS = tuple(f.name for f in fields(Scenario))

@@ -29,7 +29,7 @@ from .consumer.model import Group, GroupInput, Member, check_topics
 from .consumer.partition_list import TopicPartitionList
 from .producer.partitioners import (RoundRobinPartitioner, StickyBatches, StickyPartitioner, round_robin_partitions,
                        sticky_batches, sticky_partitions)
-from .consumer.registry import Strategy, get_strategy, register_strategy, strategy_names
+from .consumer.registry import DEFAULT_STRATEGY, Strategy, get_strategy, register_strategy, strategy_names
 from .replicas.model import RACK_AWARE_MODES, Broker, ReplicaPlacement
 from .replicas.sticky import ReplicaReassignment, moves_lower_bound
 from .replicas.api import ReplicaMethod, get_replica_method, place_replicas, register_replica_method, replica_method_names
@@ -50,6 +50,7 @@ __all__ = [
     "TopicPartitionList",
     "STATUS_NAMES",
     "Strategy",
+    "DEFAULT_STRATEGY",
     "get_strategy",
     "register_strategy",
     "strategy_names",

@@ -12,7 +12,7 @@ from ...errors import InvalidInputError, MissingTopicWarning, NegativeGeneration
 from .context import Context
 from .encode import encode
 from .model import NO_GENERATION, GroupInput, Member
-from .registry import get_strategy
+from .registry import DEFAULT_STRATEGY, get_strategy
 from .result import AssignmentResult
 from .weights import LOAD_OPTIONS, check_load_options
 
@@ -27,7 +27,7 @@ KNOWN_OPTIONS = frozenset({"prefer_rack_aware", "topic_ids"}) | LOAD_OPTIONS
 def assign(
     members: Sequence[Member],
     topics: Mapping[str, int],
-    strategy: str = "cooperative-sticky",
+    strategy: str = DEFAULT_STRATEGY,
     partition_racks: Optional[Mapping[str, Sequence[Sequence[str]]]] = None,
     **options: Any,
 ) -> AssignmentResult:
@@ -104,7 +104,7 @@ def _warn_about_generations(spec: GroupInput) -> None:
             f"{shown}{' ...' if len(odd) > 5 else ''}"), stacklevel=3)
 
 
-def assign_group(spec: GroupInput, strategy: str = "cooperative-sticky", **options: Any) -> AssignmentResult:
+def assign_group(spec: GroupInput, strategy: str = DEFAULT_STRATEGY, **options: Any) -> AssignmentResult:
     """Assign one group given in columnar form (what the Spark layer calls per group).
 
     Parameters

@@ -22,6 +22,7 @@ from typing import List, Tuple
 import numpy as np
 
 from .context import Context
+from .registry import get_strategy
 from .result import MOVED, REVOKED, AssignmentResult
 
 __all__ = [
@@ -109,7 +110,7 @@ def stickiness_violations(result: AssignmentResult) -> List[str]:
             problems.append(f"{g.topic_names[t]}: partitions moved both ways between "
                             f"{g.member_ids[a]} and {g.member_ids[b]}")
     sub = _subscribed(result)
-    if (result.strategy in ("sticky", "cooperative-sticky") and g.num_members and sub.all()
+    if (get_strategy(result.strategy).keeps_quota and g.num_members and sub.all()
             and not g.has_racks()):
         P, M = g.num_partitions, g.num_members
         min_quota = P // M

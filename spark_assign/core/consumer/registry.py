@@ -9,9 +9,9 @@ the latter registered as ``server-range`` so it does not shadow the client's).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, List
+from typing import Callable, List
 
-from ...errors import UnknownStrategyError
+from ..named import Registry
 from .context import Context, Outcome
 from .strategies.load_aware import assign_cooperative_load_aware, assign_lag_based, assign_load_aware
 from .strategies.range import assign_range
@@ -20,7 +20,11 @@ from .strategies.server_range import assign_server_range
 from .strategies.sticky import assign_cooperative_sticky, assign_sticky
 from .strategies.uniform import assign_uniform
 
-__all__ = ["Strategy", "get_strategy", "strategy_names", "register_strategy"]
+__all__ = ["Strategy", "get_strategy", "strategy_names", "register_strategy", "DEFAULT_STRATEGY", "STRATEGIES"]
+
+#: The strategy every entry point uses when none is named: Kafka's recommended client assignor
+#: since 3.0 (KIP-726 proposes it as the default), safe for running groups (KIP-429).
+DEFAULT_STRATEGY = "cooperative-sticky"
 
 
 @dataclass(frozen=True)
@@ -30,7 +34,11 @@ class Strategy:
     ``sticky``: its output depends on previous ownership. ``cooperative``: it
     withholds partitions that change owner for one generation (KIP-429).
     ``rack_aware``: it reads member and partition racks. ``weighted``: it reads per-partition
-    weights (the ``weights`` option, docs/load-aware.md).
+    weights (the ``weights`` option, docs/load-aware.md). ``batchable``: the lock-step engine
+    (:func:`~spark_assign.core.assign_batch`) computes it for many groups at once; others run
+    group by group there. ``keeps_quota``: Kafka's ``AbstractStickyAssignor`` guarantee holds,
+    with identical subscriptions every member keeps ``min(claimed, quota)`` partitions
+    (:func:`~spark_assign.core.consumer.checks.stickiness_violations` checks it).
     """
 
     name: str
@@ -40,47 +48,62 @@ class Strategy:
     rack_aware: bool = False
     kafka_class: str = ""
     weighted: bool = False
+    batchable: bool = False
+    keeps_quota: bool = False
 
 
-_REGISTRY: Dict[str, Strategy] = {}
+#: Every strategy by name.
+STRATEGIES: Registry[Strategy] = Registry("strategy", Strategy)
 
 
 def register_strategy(strategy: Strategy) -> None:
-    """Add (or replace) a strategy in the registry."""
-    _REGISTRY[strategy.name] = strategy
+    """Add (or replace) a strategy in the registry.
+
+    Example::
+
+        register_strategy(Strategy("first-member", lambda context: ...))
+    """
+    STRATEGIES.register(strategy)
 
 
 def strategy_names() -> List[str]:
-    """The valid strategy names, sorted."""
-    return sorted(_REGISTRY)
+    """The valid strategy names, sorted.
+
+    Example::
+
+        strategy_names()     # ['cooperative-load-aware', 'cooperative-sticky', ..., 'uniform']
+    """
+    return STRATEGIES.names()
 
 
 def get_strategy(name: object) -> Strategy:
-    """The strategy called ``name``; :class:`UnknownStrategyError` lists the valid names."""
-    if isinstance(name, Strategy):
-        return name
-    strategy = _REGISTRY.get(name) if isinstance(name, str) else None
-    if strategy is None:
-        raise UnknownStrategyError(name, _REGISTRY)
-    return strategy
+    """The strategy called ``name`` (a :class:`Strategy` passes through); :class:`UnknownStrategyError`
+    lists the valid names.
+
+    Example::
+
+        get_strategy("sticky").cooperative     # False
+    """
+    return STRATEGIES.get(name)
 
 
 for _s in (
-    Strategy("range", assign_range, rack_aware=True,
+    Strategy("range", assign_range, rack_aware=True, batchable=True,
              kafka_class="org.apache.kafka.clients.consumer.RangeAssignor"),
-    Strategy("roundrobin", assign_roundrobin,
+    Strategy("roundrobin", assign_roundrobin, batchable=True,
              kafka_class="org.apache.kafka.clients.consumer.RoundRobinAssignor"),
-    Strategy("sticky", assign_sticky, sticky=True, rack_aware=True,
+    Strategy("sticky", assign_sticky, sticky=True, rack_aware=True, batchable=True, keeps_quota=True,
              kafka_class="org.apache.kafka.clients.consumer.StickyAssignor"),
     Strategy("cooperative-sticky", assign_cooperative_sticky, sticky=True, cooperative=True,
-             rack_aware=True, kafka_class="org.apache.kafka.clients.consumer.CooperativeStickyAssignor"),
-    Strategy("uniform", assign_uniform, sticky=True,
+             rack_aware=True, batchable=True, keeps_quota=True, kafka_class="org.apache.kafka.clients.consumer.CooperativeStickyAssignor"),
+    Strategy("uniform", assign_uniform, sticky=True, batchable=True,
              kafka_class="org.apache.kafka.coordinator.group.assignor.UniformAssignor"),
-    Strategy("server-range", assign_server_range,
+    Strategy("server-range", assign_server_range, batchable=True,
              kafka_class="org.apache.kafka.coordinator.group.assignor.RangeAssignor"),
     # Not Kafka's: load-aware sticky assignment and its baseline (docs/load-aware.md).
-    Strategy("load-aware", assign_load_aware, sticky=True, weighted=True),
-    Strategy("cooperative-load-aware", assign_cooperative_load_aware, sticky=True, cooperative=True, weighted=True),
+    Strategy("load-aware", assign_load_aware, sticky=True, weighted=True, batchable=True),
+    Strategy("cooperative-load-aware", assign_cooperative_load_aware, sticky=True, cooperative=True, weighted=True,
+             batchable=True),
     Strategy("lag-based", assign_lag_based, kafka_class="com.github.grantneale.kafka.LagBasedPartitionAssignor",
              weighted=True),
 ):

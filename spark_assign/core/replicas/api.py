@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ...errors import InvalidInputError, UnknownStrategyError
+from ...errors import InvalidInputError
+from ..named import Registry
 from .admin import place_admin_utils
 from .model import (
     INT_MAX,
@@ -51,27 +52,39 @@ class ReplicaMethod:
     needs_previous: bool = False
 
 
-_METHODS: Dict[str, ReplicaMethod] = {}
+#: Every replica placement method by name.
+REPLICA_METHODS: Registry[ReplicaMethod] = Registry("replica placement method", ReplicaMethod)
 
 
 def register_replica_method(method: ReplicaMethod) -> None:
-    """Add (or replace) a replica placement method in the registry."""
-    _METHODS[method.name] = method
+    """Add (or replace) a replica placement method in the registry.
+
+    Example::
+
+        register_replica_method(ReplicaMethod("first-brokers", place_first_brokers))
+    """
+    REPLICA_METHODS.register(method)
 
 
 def replica_method_names() -> List[str]:
-    """The valid replica placement method names, sorted."""
-    return sorted(_METHODS)
+    """The valid replica placement method names, sorted.
+
+    Example::
+
+        replica_method_names()     # ['admin-utils', 'sticky', 'striped']
+    """
+    return REPLICA_METHODS.names()
 
 
 def get_replica_method(name: object) -> ReplicaMethod:
-    """The method called ``name``; :class:`~spark_assign.errors.UnknownStrategyError` lists the valid names."""
-    if isinstance(name, ReplicaMethod):
-        return name
-    method = _METHODS.get(name) if isinstance(name, str) else None
-    if method is None:
-        raise UnknownStrategyError(name, _METHODS, kind="replica placement method")
-    return method
+    """The method called ``name`` (a :class:`ReplicaMethod` passes through);
+    :class:`~spark_assign.errors.UnknownStrategyError` lists the valid names.
+
+    Example::
+
+        get_replica_method("sticky").needs_previous     # True
+    """
+    return REPLICA_METHODS.get(name)
 
 
 def place_replicas(

@@ -15,7 +15,7 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from ...core import check_topics
+from ...core import DEFAULT_STRATEGY, check_topics
 from ...errors import InvalidInputError
 from .. import failures
 from ..inputs import load_knobs, previous_frame, spark_strategy, subscription_columns, topics_frame, weights_frame
@@ -26,7 +26,7 @@ __all__ = ["assign_partitions", "assign_frame", "assign_local", "attach"]
 
 def assign_partitions(
     self: DataFrame,
-    strategy: str = "cooperative-sticky",
+    strategy: str = DEFAULT_STRATEGY,
     topics: Union[Mapping[str, int], DataFrame, None] = None,
     previous: Any = None,
     num_partitions: Optional[int] = None,

@@ -34,6 +34,7 @@ import re
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Union
 
+from ...core import DEFAULT_STRATEGY
 from ...errors import InvalidInputError
 from ...spark import sql as spark_sql
 from ..layout import spark_ddl
@@ -119,7 +120,7 @@ def state_views(spark: Any, state: str, views: str = "assignments") -> List[str]
     return [f"{prefix}_latest", f"{prefix}_history"]
 
 
-def rebalance(spark: Any, state: str, subscriptions: Any, topics: Any, strategy: str = "cooperative-sticky",
+def rebalance(spark: Any, state: str, subscriptions: Any, topics: Any, strategy: str = DEFAULT_STRATEGY,
               views: Optional[str] = "assignments", weights: Any = None) -> Rebalance:
     """Rebalance a state table from SQL views and commit the next generations; refresh the views.
 
@@ -230,7 +231,7 @@ def call_statement(spark: Any, statement: str) -> Union[None, Any]:
         names = state_views(spark, args["state"], args.get("views", "assignments"))
         return spark.createDataFrame([(n,) for n in names], "view string")
     step = rebalance(spark, args["state"], args["subscriptions"], args["topics"],
-                     strategy=args.get("strategy", "cooperative-sticky"), views=args.get("views", "assignments"),
+                     strategy=args.get("strategy", DEFAULT_STRATEGY), views=args.get("views", "assignments"),
                      weights=args.get("weights"))
     return _summary_frame(spark, step)
 

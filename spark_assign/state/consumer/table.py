@@ -27,6 +27,7 @@ from typing import Any, Dict, Optional, cast
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from ...core import DEFAULT_STRATEGY
 from ...progress import Stages
 from ..backend import Snapshot
 from .compute import rows_in_driver, rows_in_spark
@@ -66,7 +67,7 @@ class AssignmentTable(GenerationTable):
 
     kind = ASSIGNMENTS
 
-    def rebalance(self, subscriptions: DataFrame, topics: Topics, strategy: str = "cooperative-sticky",
+    def rebalance(self, subscriptions: DataFrame, topics: Topics, strategy: str = DEFAULT_STRATEGY,
                   num_files: Optional[int] = None, max_attempts: int = 5, force: bool = False, weights: Any = None,
                   max_count_skew: Optional[int] = None, min_improvement: Optional[float] = None) -> Rebalance:
         """Compute and commit the next generation of every group whose inputs changed.

@@ -20,12 +20,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spark_assign.core import GroupInput, Member, assign_group
-from spark_assign.core.consumer.batch.api import BATCH_STRATEGIES, GroupBatch, assign_batch
+from spark_assign.core.consumer.batch.api import GroupBatch, assign_batch
+from spark_assign.core.consumer.registry import STRATEGIES as REGISTRY
 from spark_assign.core.java.util import hash_spread, java_string_hash
 from spark_assign.errors import InvalidInputError
 
 from .strategies import groups, names
 
+#: The strategies the lock-step engine computes itself (the others go group by group).
+BATCH_STRATEGIES = {s.name for s in REGISTRY if s.batchable}
 SETTINGS = settings(max_examples=int(os.environ.get("SA_EXAMPLES", "60")), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 STRATEGIES = sorted(BATCH_STRATEGIES | {"lag-based"})

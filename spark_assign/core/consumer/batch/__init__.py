@@ -3,6 +3,6 @@
 :func:`assign_batch` gives, group by group, what :func:`spark_assign.core.assign` gives.
 """
 
-from .api import BATCH_STRATEGIES, BatchResult, GroupBatch, assign_batch
+from .api import BatchResult, GroupBatch, assign_batch
 
-__all__ = ["BATCH_STRATEGIES", "BatchResult", "GroupBatch", "assign_batch"]
+__all__ = ["BatchResult", "GroupBatch", "assign_batch"]

@@ -37,14 +37,11 @@ from .layout import Layout, segment_first, status_codes
 from .load import load_owner
 from .rules import range_owner, roundrobin_owner, sticky_owner, uniform_owner
 from ..model import NO_GENERATION, GroupInput
-from ..registry import get_strategy
+from ..registry import DEFAULT_STRATEGY, Strategy, get_strategy
 from ..weights import load_options, topic_weights, weights_from_rows
 
-__all__ = ["GroupBatch", "BatchResult", "assign_batch", "BATCH_STRATEGIES"]
+__all__ = ["GroupBatch", "BatchResult", "assign_batch"]
 
-#: Strategies :func:`assign_batch` computes with segment operations (others go group by group).
-BATCH_STRATEGIES = frozenset({"range", "server-range", "roundrobin", "sticky", "cooperative-sticky", "uniform",
-                              "load-aware", "cooperative-load-aware"})
 #: The engine options the segment rules read (a call with any other goes group by group).
 _RULE_OPTIONS = frozenset({"prefer_rack_aware", "max_count_skew", "min_improvement"})
 
@@ -240,7 +237,7 @@ class BatchResult:
     weight: Optional[np.ndarray] = None
 
 
-def assign_batch(batch: GroupBatch, strategy: str = "cooperative-sticky", **options: Any) -> BatchResult:
+def assign_batch(batch: GroupBatch, strategy: str = DEFAULT_STRATEGY, **options: Any) -> BatchResult:
     """Assign every group of ``batch`` as :func:`~.api.assign_group` would, group by group.
 
     Example::
@@ -255,7 +252,7 @@ def assign_batch(batch: GroupBatch, strategy: str = "cooperative-sticky", **opti
         The groups (:class:`GroupBatch`).
     strategy:
         A strategy name (:func:`~spark_assign.core.strategy_names`); those outside
-        :data:`BATCH_STRATEGIES` run group by group.
+        whose :attr:`~spark_assign.core.Strategy.batchable` is false run group by group.
     options:
         As for :func:`~spark_assign.core.assign`.
 
@@ -267,9 +264,9 @@ def assign_batch(batch: GroupBatch, strategy: str = "cooperative-sticky", **opti
         check_options(options)
     lay = Layout(batch)
     weight, usable = _row_weights(lay) if batch.has_weights else (None, None)
-    covered = chosen.name in BATCH_STRATEGIES and not set(options) - _RULE_OPTIONS
+    covered = chosen.batchable and not set(options) - _RULE_OPTIONS
     take = lay.plain if covered else np.zeros(lay.G, dtype=bool)
-    owner, taken = _rules(lay, chosen.name, take if usable is None else take & usable, weight, options)
+    owner, taken = _rules(lay, chosen, take if usable is None else take & usable, weight, options)
     previous_member, previous_departed = lay.previous_member.copy(), lay.previous_departed.copy()
     status = status_codes(owner, previous_member, previous_departed, lay.pending)
     out = BatchResult(lay.row_off, lay.uni_row[lay.row_uni], lay.row_partition.copy(), owner,
@@ -279,21 +276,22 @@ def assign_batch(batch: GroupBatch, strategy: str = "cooperative-sticky", **opti
     return out
 
 
-def _rules(lay: Layout, strategy: str, take: np.ndarray, weight: Optional[np.ndarray], options: Dict[str, Any]):
+def _rules(lay: Layout, strategy: Strategy, take: np.ndarray, weight: Optional[np.ndarray], options: Dict[str, Any]):
+    """The segment rule of a batchable strategy, on the groups ``take`` marks."""
     if not take.any():
         return np.full(lay.R, -1, dtype=_I64), take
-    if strategy in ("load-aware", "cooperative-load-aware"):
+    if strategy.weighted:
         weight = np.ones(lay.R) if weight is None else weight
         knobs = load_options(weight, options)
         return load_owner(lay, take, weight, knobs.max_count_skew, knobs.min_improvement,
-                          cooperative=strategy == "cooperative-load-aware")
-    if strategy in ("range", "server-range"):
+                          cooperative=strategy.cooperative)
+    if strategy.name in ("range", "server-range"):
         return range_owner(lay, take)
-    if strategy == "roundrobin":
+    if strategy.name == "roundrobin":
         return roundrobin_owner(lay, take)
-    if strategy == "uniform":
+    if strategy.name == "uniform":
         return uniform_owner(lay, take)
-    return sticky_owner(lay, take, cooperative=strategy == "cooperative-sticky")
+    return sticky_owner(lay, take, cooperative=strategy.cooperative)
 
 
 def _row_weights(lay: Layout) -> Tuple[np.ndarray, np.ndarray]:
