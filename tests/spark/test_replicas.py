@@ -158,3 +158,27 @@ def test_sticky_needs_previous_and_previous_must_fit_the_topics(spark):
     with pytest.raises(SchemaError, match="previous lacks the required column 'replica_index'"):
         topics.assign_replicas(brokers, replication_factor=2, method="sticky",
                                previous=spark.createDataFrame([("t", 0, 1)], "topic string, partition int, broker_id int"))
+
+
+@pytest.mark.parametrize("frame, column, row", [
+    ("topics", "num_partitions", ("t", "2147483648")),
+    ("brokers", "broker_id", "4294967296"),
+    ("previous", "broker_id", ("t", "-2147483649")),
+])
+def test_a_value_beyond_kafkas_32_bits_fails_the_job_naming_the_column_and_row(spark, frame, column, row):
+    # One int32 rule for every surface (spark.inputs.checked_int): the consumer side's and this one.
+    inputs = {"topics": spark.createDataFrame([("t", 2)], "topic string, num_partitions bigint"),
+              "brokers": spark.createDataFrame([(1,), (2,)], "broker_id bigint"),
+              "previous": spark.createDataFrame([("t", 0, 0, 1), ("t", 1, 0, 2)],
+                                                "topic string, partition int, replica_index int, broker_id bigint")}
+    if frame == "topics":
+        inputs["topics"] = spark.createDataFrame([("t", 2**31)], "topic string, num_partitions bigint")
+    elif frame == "brokers":
+        inputs["brokers"] = spark.createDataFrame([(1,), (2,), (2**32,)], "broker_id bigint")
+    else:
+        inputs["previous"] = spark.createDataFrame([("t", 0, 0, 1), ("t", 1, 0, -(2**31) - 1)],
+                                                   "topic string, partition int, replica_index int, broker_id bigint")
+    error = data_error(inputs["topics"].assign_replicas(inputs["brokers"], replication_factor=1, method="sticky",
+                                                        previous=inputs["previous"]))
+    assert error.column == column and "32-bit integer" in str(error)
+    assert error.rows == [row]

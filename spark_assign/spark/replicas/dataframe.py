@@ -4,8 +4,8 @@ Called on a topics DataFrame with a brokers DataFrame, attached to
 ``pyspark.sql.DataFrame`` like ``assign_partitions`` and built on the
 DataFrame API only (classic and Spark Connect). The pass:
 
-1. **Wire.** Brokers (kind 0), topics (kind 1) and the previous placement's
-   replicas (kind 2, with ``previous=``) in one frame of the :data:`WIRE_DDL`
+1. **Wire.** Brokers, topics and the previous placement's
+   replicas ( with ``previous=``) in one frame of the :data:`WIRE_DDL`
    columns; schema and argument checks run here, before any job.
 2. **Shuffle.** Hash-partitioned by ``cluster_id`` and sorted by cluster,
    kind and topic, so a worker sees each cluster's brokers, then its topics,
@@ -33,8 +33,10 @@ from ...core.replicas.model import RACK_AWARE_MODES, check_count, check_seed
 from ...core.replicas.api import get_replica_method
 from ...errors import InvalidInputError, SchemaError
 from .. import failures
+from ..inputs import checked_int
 
-__all__ = ["assign_replicas", "REPLICA_COLUMNS", "REPLICA_DDL", "WIRE_DDL", "wire_frame", "check_options", "attach"]
+__all__ = ["assign_replicas", "REPLICA_COLUMNS", "REPLICA_DDL", "KIND_BROKER", "KIND_TOPIC", "KIND_REPLICA",
+           "WIRE_COLUMNS", "WIRE_DDL", "wire_frame", "check_options", "attach"]
 
 #: The rows ``assign_replicas`` returns (name, type): one per replica, the preferred leader at
 #: ``replica_index`` 0.
@@ -42,11 +44,16 @@ REPLICA_COLUMNS = [("cluster_id", "string"), ("topic", "string"), ("partition", 
                    ("broker_id", "int"), ("rack", "string"), ("is_preferred_leader", "boolean"), ("status", "string")]
 #: :data:`REPLICA_COLUMNS` as a DDL string.
 REPLICA_DDL = ", ".join(f"{name} {kind}" for name, kind in REPLICA_COLUMNS)
-#: The wire: brokers (kind 0: ``broker_id``, ``rack``, ``fenced``), topics (kind 1: ``topic``,
-#: ``num_partitions``, ``replication_factor``) and previous replicas (kind 2: ``topic``,
-#: ``partition``, ``replica_index``, ``broker_id``) of each cluster.
-WIRE_DDL = ("cluster_id string, kind int, broker_id int, rack string, fenced boolean, topic string, "
-            "num_partitions int, replication_factor int, partition int, replica_index int")
+#: Wire row kinds (the ``kind`` column): a broker, a topic, a replica of the previous placement.
+KIND_BROKER, KIND_TOPIC, KIND_REPLICA = 0, 1, 2
+#: The wire: brokers (:data:`KIND_BROKER`: ``broker_id``, ``rack``, ``fenced``), topics
+#: (:data:`KIND_TOPIC`: ``topic``, ``num_partitions``, ``replication_factor``) and previous replicas
+#: (:data:`KIND_REPLICA`: ``topic``, ``partition``, ``replica_index``, ``broker_id``) of each cluster,
+#: as ``(name, type)``; :data:`WIRE_DDL` for Spark, ``ARROW_TYPES`` for Arrow.
+WIRE_COLUMNS = [("cluster_id", "string"), ("kind", "int"), ("broker_id", "int"), ("rack", "string"),
+                ("fenced", "boolean"), ("topic", "string"), ("num_partitions", "int"), ("replication_factor", "int"),
+                ("partition", "int"), ("replica_index", "int")]
+WIRE_DDL = ", ".join(f"{name} {kind}" for name, kind in WIRE_COLUMNS)
 #: Columns each input may have: name -> (Spark types accepted, required).
 TOPIC_COLUMNS = {"cluster_id": (("string",), False), "topic": (("string",), True),
                  "num_partitions": (("int", "bigint", "smallint", "tinyint"), True),
@@ -226,16 +233,13 @@ def wire_frame(topics: DataFrame, brokers: DataFrame, replication_factor: Option
     rf = F.col("replication_factor") if "replication_factor" in t else F.lit(None)
     if replication_factor is not None:
         rf = F.coalesce(rf.cast("int"), F.lit(replication_factor))
-    topic_rows = topics.select(column(t, "cluster_id", "string"), F.lit(1).alias("kind"),
+    topic_rows = topics.select(column(t, "cluster_id", "string"), F.lit(KIND_TOPIC).alias("kind"),
                                F.lit(None).cast("int").alias("broker_id"), F.lit(None).cast("string").alias("rack"),
                                F.lit(None).cast("boolean").alias("fenced"), F.col("topic"),
-                               # counts beyond int range become null here and are refused by the worker
-                               F.when(F.col("num_partitions").between(-(1 << 31), (1 << 31) - 1),
-                                      F.col("num_partitions")).cast("int").alias("num_partitions"),
+                               checked_int("num_partitions", "num_partitions", key="topic").alias("num_partitions"),
                                rf.cast("int").alias("replication_factor"))
-    broker_rows = brokers.select(column(b, "cluster_id", "string"), F.lit(0).alias("kind"),
-                                 F.when(F.col("broker_id").between(-(1 << 31), (1 << 31) - 1),
-                                        F.col("broker_id")).cast("int").alias("broker_id"),
+    broker_rows = brokers.select(column(b, "cluster_id", "string"), F.lit(KIND_BROKER).alias("kind"),
+                                 checked_int("broker_id", "broker_id").alias("broker_id"),
                                  column(b, "rack", "string"), column(b, "fenced", "boolean", False),
                                  F.lit(None).cast("string").alias("topic"),
                                  F.lit(None).cast("int").alias("num_partitions"),
@@ -243,7 +247,7 @@ def wire_frame(topics: DataFrame, brokers: DataFrame, replication_factor: Option
     wire = broker_rows.unionByName(topic_rows.select("*", *_no_replica()))
     if previous is None:
         return wire
-    replica_rows = previous.select(column(v, "cluster_id", "string"), F.lit(2).alias("kind"),
+    replica_rows = previous.select(column(v, "cluster_id", "string"), F.lit(KIND_REPLICA).alias("kind"),
                                    _int32("broker_id"), F.lit(None).cast("string").alias("rack"),
                                    F.lit(None).cast("boolean").alias("fenced"), F.col("topic"),
                                    F.lit(None).cast("int").alias("num_partitions"),
@@ -253,8 +257,9 @@ def wire_frame(topics: DataFrame, brokers: DataFrame, replication_factor: Option
 
 
 def _int32(name: str):
-    """Column ``name`` as an int, null when beyond Kafka's 32-bit range (the worker refuses nulls)."""
-    return F.when(F.col(name).between(-(1 << 31), (1 << 31) - 1), F.col(name)).cast("int").alias(name)
+    """Column ``name`` of the previous placement as an int; a value beyond Kafka's 32-bit range fails
+    the job naming the column and the row's topic (:func:`~spark_assign.spark.inputs.checked_int`)."""
+    return checked_int(name, name, key="topic").alias(name)
 
 
 def _no_replica() -> list:

@@ -37,9 +37,9 @@ from pyspark.sql.types import (ArrayType, BooleanType, DataType, IntegerType, Nu
 from pyspark.sql.udtf import AnalyzeArgument, AnalyzeResult, PartitioningColumn, SelectedColumn
 
 from ...errors import InvalidInputError, SchemaError
-from ..inputs import checked_int_sql, type_matches
-from .worker import KIND_BROKER, KIND_REPLICA, KIND_TOPIC, place_wire
-from .dataframe import REPLICA_COLUMNS, check_options
+from ..inputs import ARROW_TYPES, checked_int_sql, type_matches
+from .dataframe import KIND_BROKER, KIND_REPLICA, KIND_TOPIC, REPLICA_COLUMNS, WIRE_COLUMNS, check_options
+from .worker import place_wire
 
 __all__ = ["REPLICA_INPUT_COLUMNS", "ReplicaPlan", "AssignReplicas", "REPLICA_TABLE_FUNCTIONS"]
 
@@ -59,19 +59,15 @@ REPLICA_FIELDS: Dict[str, Tuple[str, bool]] = {"partition": ("int", True), "repl
                                                "broker_id": ("int", True)}
 
 _SPARK_TYPES: Dict[str, DataType] = {"string": StringType(), "int": IntegerType(), "boolean": BooleanType()}
-_ARROW = {"string": pa.string(), "int": pa.int32(), "boolean": pa.bool_()}
 #: The output schema (built by hand: ``analyze`` runs where no SparkContext parses DDL).
 REPLICA_STRUCT = StructType([StructField(name, _SPARK_TYPES[kind]) for name, kind in REPLICA_COLUMNS])
-_BROKERS_ARROW = pa.list_(pa.struct([pa.field(n, _ARROW[k]) for n, (k, _) in BROKER_FIELDS.items()]))
-_PREVIOUS_ARROW = pa.list_(pa.struct([pa.field(n, _ARROW[k]) for n, (k, _) in REPLICA_FIELDS.items()]))
+_BROKERS_ARROW = pa.list_(pa.struct([pa.field(n, ARROW_TYPES[k]) for n, (k, _) in BROKER_FIELDS.items()]))
+_PREVIOUS_ARROW = pa.list_(pa.struct([pa.field(n, ARROW_TYPES[k]) for n, (k, _) in REPLICA_FIELDS.items()]))
 #: The columns the handler receives, in order, with their Arrow types.
 _RECEIVED = pa.schema([("cluster_id", pa.string()), ("topic", pa.string()), ("num_partitions", pa.int32()),
                        ("replication_factor", pa.int32()), ("brokers", _BROKERS_ARROW),
                        ("previous", _PREVIOUS_ARROW)])
-_WIRE = pa.schema([("cluster_id", pa.string()), ("kind", pa.int32()), ("broker_id", pa.int32()),
-                   ("rack", pa.string()), ("fenced", pa.bool_()), ("topic", pa.string()),
-                   ("num_partitions", pa.int32()), ("replication_factor", pa.int32()), ("partition", pa.int32()),
-                   ("replica_index", pa.int32())])
+_WIRE = pa.schema([(name, ARROW_TYPES[kind]) for name, kind in WIRE_COLUMNS])
 _USAGE = "assign_replicas(TABLE(t), method => 'striped')"
 
 
@@ -104,7 +100,8 @@ def _constant(name: str, argument: Optional[AnalyzeArgument], kind: str, default
 
 def _struct_sql(column: str, dtype: DataType, fields: Dict[str, Tuple[str, bool]]) -> str:
     """``column`` (an array of structs) rebuilt with exactly ``fields``: ints narrowed to 32 bits
-    (null beyond: the worker names it), absent optional fields as NULL or false."""
+    (a value beyond fails the query naming the field, as every int32 check does), absent optional
+    fields as NULL or false."""
     element = cast(ArrayType, dtype).elementType
     present = {f.name.lower(): f for f in cast(StructType, element).fields}
     parts = []
@@ -120,8 +117,7 @@ def _struct_sql(column: str, dtype: DataType, fields: Dict[str, Tuple[str, bool]
             raise SchemaError(f"assign_replicas: field '{name}' of column '{column}' must be {kind}, got "
                               f"{f.dataType.simpleString()}")
         elif kind == "int":
-            value = (f"CASE WHEN x.`{f.name}` BETWEEN -2147483648 AND 2147483647 "
-                     f"THEN CAST(x.`{f.name}` AS INT) END")
+            value = checked_int_sql(name, f"x.`{f.name}`")
         else:
             value = f"x.`{f.name}`" if kind == "string" else f"coalesce(x.`{f.name}`, false)"
         parts.append(f"'{name}', {value}")

@@ -25,12 +25,10 @@ import pyarrow.compute as pc
 from ...core import Broker
 from ...core.replicas.fleet import REPLICA_STATUSES, place_topics
 from ...errors import InvalidInputError
-from .dataframe import REPLICA_COLUMNS
+from .dataframe import KIND_REPLICA, KIND_TOPIC, REPLICA_COLUMNS
 
-__all__ = ["KIND_BROKER", "KIND_TOPIC", "KIND_REPLICA", "OUTPUT_NAMES", "place_batches", "place_wire"]
+__all__ = ["OUTPUT_NAMES", "place_batches", "place_wire"]
 
-#: Wire row kinds (the ``kind`` column): a broker, a topic, a replica of the previous placement.
-KIND_BROKER, KIND_TOPIC, KIND_REPLICA = 0, 1, 2
 #: The output columns (:data:`~.replicas.REPLICA_COLUMNS`).
 OUTPUT_NAMES = [name for name, _ in REPLICA_COLUMNS]
 
