@@ -274,7 +274,7 @@ def _quoted(name: str) -> str:
 def type_matches(dtype: T.DataType, expected: str) -> bool:
     """Whether a column of Spark type ``dtype`` is accepted where the project's DDL type ``expected``
     is written (``int``: an integral type of any width; ``double``: any number type; ``string``;
-    ``array<int>``; ``array<double>``; ``array<array<string>>``). Shared by the DataFrame method's and the SQL functions' schema checks.
+    ``boolean``; ``array<int>``; ``array<double>``; ``array<array<string>>``). Shared by the DataFrame method's and the SQL functions' schema checks.
 
     Example::
 
@@ -282,6 +282,8 @@ def type_matches(dtype: T.DataType, expected: str) -> bool:
     """
     if expected == "string":
         return isinstance(dtype, T.StringType)
+    if expected == "boolean":
+        return isinstance(dtype, T.BooleanType)
     if expected == "int":
         return isinstance(dtype, _INTEGRAL)
     if expected == "double":
@@ -359,7 +361,9 @@ def topics_frame(spark, topics: Any) -> DataFrame:
         f"got {type(topics).__name__}", column="topics")
 
 
-PREVIOUS_COLUMNS = [
+#: A previous assignment (``previous=`` of the DataFrame method; what a state table's rebalance
+#: reads of the latest generation): (name, type, required).
+PREVIOUS_ASSIGNMENT_COLUMNS: List[Tuple[str, str, bool]] = [
     ("group_id", "string", False), ("generation", "int", True), ("member_id", "string", True),
     ("topic", "string", True), ("partition", "int", True), ("status", "string", False),
     ("group_instance_id", "string", False),
@@ -384,5 +388,5 @@ def previous_frame(spark, previous: Any) -> Optional[DataFrame]:
         raise InvalidInputError(
             "previous must be None, a DataFrame, an object with a latest() method returning one (such as an "
             f"AssignmentTable), a table name or a Delta path; got {type(previous).__name__}", column="previous")
-    check_columns(previous, "previous", PREVIOUS_COLUMNS)
+    check_columns(previous, "previous", PREVIOUS_ASSIGNMENT_COLUMNS)
     return previous

@@ -2,8 +2,8 @@
 functions (:mod:`.sql_functions`) and what a task runs (:mod:`.worker`).
 """
 
-from .dataframe import (BROKER_COLUMNS, PREVIOUS_COLUMNS, REPLICA_COLUMNS, REPLICA_DDL, TOPIC_COLUMNS, WIRE_DDL,
+from .dataframe import (BROKER_COLUMNS, PREVIOUS_PLACEMENT_COLUMNS, REPLICA_COLUMNS, REPLICA_DDL, TOPIC_COLUMNS, WIRE_DDL,
                         ReplicaOptions, assign_replicas, attach, check_options, wire_frame)
 
-__all__ = ["BROKER_COLUMNS", "PREVIOUS_COLUMNS", "REPLICA_COLUMNS", "REPLICA_DDL", "TOPIC_COLUMNS", "WIRE_DDL",
+__all__ = ["BROKER_COLUMNS", "PREVIOUS_PLACEMENT_COLUMNS", "REPLICA_COLUMNS", "REPLICA_DDL", "TOPIC_COLUMNS", "WIRE_DDL",
            "ReplicaOptions", "assign_replicas", "attach", "check_options", "wire_frame"]

@@ -24,7 +24,7 @@ rows (see :mod:`.failures`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Optional, cast
+from typing import Any, Dict, List, Optional, Tuple, cast
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -33,7 +33,7 @@ from ...core.replicas.model import RACK_AWARE_MODES, check_count, check_seed
 from ...core.replicas.api import get_replica_method
 from ...errors import InvalidInputError, SchemaError
 from .. import failures
-from ..inputs import checked_int
+from ..inputs import check_columns, checked_int
 
 __all__ = ["assign_replicas", "REPLICA_COLUMNS", "REPLICA_DDL", "KIND_BROKER", "KIND_TOPIC", "KIND_REPLICA",
            "WIRE_COLUMNS", "WIRE_DDL", "wire_frame", "check_options", "attach"]
@@ -54,16 +54,16 @@ WIRE_COLUMNS = [("cluster_id", "string"), ("kind", "int"), ("broker_id", "int"),
                 ("fenced", "boolean"), ("topic", "string"), ("num_partitions", "int"), ("replication_factor", "int"),
                 ("partition", "int"), ("replica_index", "int")]
 WIRE_DDL = ", ".join(f"{name} {kind}" for name, kind in WIRE_COLUMNS)
-#: Columns each input may have: name -> (Spark types accepted, required).
-TOPIC_COLUMNS = {"cluster_id": (("string",), False), "topic": (("string",), True),
-                 "num_partitions": (("int", "bigint", "smallint", "tinyint"), True),
-                 "replication_factor": (("int", "bigint", "smallint", "tinyint"), False)}
-PREVIOUS_COLUMNS = {"cluster_id": (("string",), False), "topic": (("string",), True),
-                    "partition": (("int", "bigint", "smallint", "tinyint"), True),
-                    "replica_index": (("int", "bigint", "smallint", "tinyint"), True),
-                    "broker_id": (("int", "bigint", "smallint", "tinyint"), True)}
-BROKER_COLUMNS = {"cluster_id": (("string",), False), "broker_id": (("int", "bigint", "smallint", "tinyint"), True),
-                  "rack": (("string",), False), "fenced": (("boolean",), False)}
+#: Each input's columns: (name, type, required), checked by :func:`~spark_assign.spark.inputs.check_columns`
+#: (``int``: any integral width).
+TOPIC_COLUMNS: List[Tuple[str, str, bool]] = [("cluster_id", "string", False), ("topic", "string", True),
+                                              ("num_partitions", "int", True), ("replication_factor", "int", False)]
+#: A previous placement (``previous=``; what a replica table's rebalance reads of the latest generation).
+PREVIOUS_PLACEMENT_COLUMNS: List[Tuple[str, str, bool]] = [
+    ("cluster_id", "string", False), ("topic", "string", True), ("partition", "int", True),
+    ("replica_index", "int", True), ("broker_id", "int", True)]
+BROKER_COLUMNS: List[Tuple[str, str, bool]] = [("cluster_id", "string", False), ("broker_id", "int", True),
+                                               ("rack", "string", False), ("fenced", "boolean", False)]
 
 
 def assign_replicas(
@@ -196,38 +196,27 @@ def check_options(method: object, replication_factor: object, seed: object, star
     return ReplicaOptions(chosen.name, rf, checked_seed, fixed, cast(Optional[str], rack_aware))
 
 
-def _columns(df: DataFrame, allowed: Dict[str, tuple], argument: str) -> Dict[str, str]:
-    """The Spark type of each known column of ``df``; SchemaError for a missing or mistyped one."""
-    types = {f.name: f.dataType.simpleString() for f in df.schema.fields}
-    for name, (accepted, required) in allowed.items():
-        if name not in types and required:
-            raise SchemaError(f"{argument} lacks the required column {name!r} ({accepted[0]})")
-        if name in types and types[name] not in accepted:
-            raise SchemaError(f"{argument}: column {name!r} must be {' or '.join(accepted)}, got {types[name]}")
-    return {n: t for n, t in types.items() if n in allowed}
-
-
 def wire_frame(topics: DataFrame, brokers: DataFrame, replication_factor: Optional[int],
                previous: Optional[DataFrame] = None) -> DataFrame:
     """Brokers, topics and previous replicas in the :data:`WIRE_DDL` columns (no job)."""
     if not isinstance(brokers, DataFrame):
         raise InvalidInputError(f"brokers must be a DataFrame (broker_id, rack, ...), got {type(brokers).__name__}",
                                 column="brokers")
-    t = _columns(topics, TOPIC_COLUMNS, "the topics DataFrame")
-    b = _columns(brokers, BROKER_COLUMNS, "brokers")
+    t = check_columns(topics, "the topics DataFrame", TOPIC_COLUMNS)
+    b = check_columns(brokers, "brokers", BROKER_COLUMNS)
     if ("cluster_id" in t) != ("cluster_id" in b):
         raise SchemaError("cluster_id must be a column of both the topics and the brokers, or of neither")
     if previous is not None and not isinstance(previous, DataFrame):
         raise InvalidInputError(f"previous must be a DataFrame (topic, partition, replica_index, broker_id), "
                                 f"got {type(previous).__name__}", column="previous")
-    v = _columns(previous, PREVIOUS_COLUMNS, "previous") if previous is not None else {}
+    v = check_columns(previous, "previous", PREVIOUS_PLACEMENT_COLUMNS) if previous is not None else {}
     if previous is not None and ("cluster_id" in t) != ("cluster_id" in v):
         raise SchemaError("cluster_id must be a column of previous when the topics have it, and only then")
     if "replication_factor" not in t and replication_factor is None:
         raise InvalidInputError("replication_factor is required: an argument or a column of the topics",
                                 column="replication_factor")
 
-    def column(present: Dict[str, str], name: str, ddl: str, default=None):
+    def column(present: Dict[str, Any], name: str, ddl: str, default=None):
         return (F.col(name) if name in present else F.lit(default)).cast(ddl).alias(name)
 
     rf = F.col("replication_factor") if "replication_factor" in t else F.lit(None)

@@ -25,15 +25,16 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ...spark.consumer.dataframe import assign_frame, assign_local
+from ...spark.inputs import PREVIOUS_ASSIGNMENT_COLUMNS
 from ..backend import Snapshot, StateBackend
 from ..layout import PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, spark_ddl
 from ..plan import Plan, only_groups, only_heads, with_fingerprints
 from .request import Request
 
-__all__ = ["rows_in_spark", "rows_in_driver", "job_weights", "PREVIOUS_COLUMNS"]
+__all__ = ["rows_in_spark", "rows_in_driver", "job_weights"]
 
 #: What a rebalance reads of the latest generation (the engine's ``previous``), and their types.
-PREVIOUS_COLUMNS = ["group_id", "generation", "member_id", "topic", "partition", "status", "group_instance_id"]
+PREVIOUS_COLUMNS = [name for name, _, _ in PREVIOUS_ASSIGNMENT_COLUMNS]
 _PREVIOUS_TYPES = [c for c in TABLE_COLUMNS if c[0] in PREVIOUS_COLUMNS]
 
 

@@ -38,13 +38,13 @@ from pyspark.sql import functions as F
 from ...core import Broker
 from ...core.replicas.sticky import moves_lower_bound
 from ...errors import InvalidInputError
-from ...spark.replicas.dataframe import assign_replicas, wire_frame
+from ...spark.replicas.dataframe import PREVIOUS_PLACEMENT_COLUMNS, assign_replicas, wire_frame
 
 __all__ = ["PlacementSettings", "placement", "figures", "leaders_changed", "lower_bound", "cluster_lower_bound",
            "PREVIOUS_COLUMNS", "REPLICA_KEYS"]
 
 #: What a placement reads of the previous one (``assign_replicas``' ``previous=``).
-PREVIOUS_COLUMNS = ["cluster_id", "topic", "partition", "replica_index", "broker_id"]
+PREVIOUS_COLUMNS = [name for name, _, _ in PREVIOUS_PLACEMENT_COLUMNS]
 #: The columns that name one replica slot.
 REPLICA_KEYS = ["cluster_id", "topic", "partition", "replica_index"]
 
