@@ -1,16 +1,16 @@
 """The state backend contract: what the state tables (:class:`~spark_assign.AssignmentTable`,
 :class:`~spark_assign.ReplicaTable`) need from a Delta engine.
 
-Two engines implement it completely (see :func:`backend_for`):
+Two engines implement it completely (:func:`spark_assign.state.backends.backend_for` picks one):
 
-* :class:`~.embedded.EmbeddedBackend` (``"embedded"``): Spark tasks write the
+* :class:`~.backends.embedded.EmbeddedBackend` (``"embedded"``): Spark tasks write the
   Parquet files, delta-rs commits them from the driver;
-* :class:`~.deltaspark.DeltaSparkBackend` (``"delta-spark"``): the Delta
+* :class:`~.backends.deltaspark.DeltaSparkBackend` (``"delta-spark"``): the Delta
   connector in the session reads, writes and commits.
 
 A backend serves one table of one kind (:class:`~.layout.TableKind`: its
 columns, key and statuses). The table logic (plan, compute, stage, heads,
-commit, see :mod:`.generations`) talks to a backend only through :class:`StateBackend`, so a guarantee proven
+commit, see :mod:`.generation_table`) talks to a backend only through :class:`StateBackend`, so a guarantee proven
 for one engine by the contract suite (``tests/state``) is the same code path
 on the other. The rules every implementation keeps:
 

@@ -43,10 +43,9 @@ from ..errors import CommitConflict, ConcurrentRebalanceError, InvalidInputError
 from ..progress import Stages
 from ..spark import failures
 from ..spark.delta import is_path, resolve_location
-from ..spark.session import has_delta_spark
 from .backend import ENGINES, Snapshot, Staged, StateBackend
 from .backends.damage import watch
-from .backends.embedded import EmbeddedBackend
+from .backends import backend_for
 from .heads import changed_heads, heads_and_name_at, heads_at, heads_name_at, remove_heads, sweep_heads, write_heads
 from .layout import APP_ID, ASSIGNMENTS, FORMAT_VERSION, PARTITION_COLUMN, TableKind, check_new_table_folder, heads_name
 from .plan import Outcome, Plan, warn_about_input
@@ -148,22 +147,7 @@ class GenerationTable:
         failures.install()                      # Spark's failures on this table's files: StateTableError
         self.spark = spark
         self.location = resolve_location(location)
-        self._backend: StateBackend
-        if engine == "delta-spark" or (engine is None and has_delta_spark(spark)):
-            from .backends.deltaspark import DeltaSparkBackend
-
-            self._backend = DeltaSparkBackend(spark, self.location, self.kind)
-        else:
-            self._backend = EmbeddedBackend(spark, self._path_of(spark, self.location), self.kind)
-
-    @staticmethod
-    def _path_of(spark, location: str) -> str:
-        """Without delta-spark a catalog name maps to a directory under the warehouse."""
-        if is_path(location):
-            return location
-        warehouse = spark.conf.get("spark.sql.warehouse.dir", "spark-warehouse")
-        warehouse = warehouse[5:] if warehouse.startswith("file:") else warehouse
-        return os.path.join(warehouse, location.replace(".", os.sep))
+        self._backend: StateBackend = backend_for(spark, self.location, self.kind, engine)
 
     @property
     def engine(self) -> str:
