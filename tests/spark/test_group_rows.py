@@ -200,8 +200,9 @@ def test_rows_appended_to_a_collected_wire_keep_the_columns_it_left_out():
 
 import random as _random  # noqa: E402
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from ..budget import examples  # noqa: E402
 
 from spark_assign.spark.consumer.worker import whole_groups  # noqa: E402
 
@@ -217,7 +218,7 @@ def worker_rows(table, strategy, batch_rows, chunk_rows, with_racks):
     return [tuple(r.values()) for r in pa.Table.from_batches(out).to_pylist()] if out else []
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@examples(25)
 @given(rng=st.randoms(use_true_random=False), strategy=st.sampled_from(STRATEGIES),
        groups=st.integers(1, 25), batch_rows=st.sampled_from([7, 50, 10_000]),
        chunk_rows=st.sampled_from([1, 100, 100_000]), racks=st.booleans())
@@ -230,7 +231,7 @@ def test_random_fleets_equal_the_per_group_engine_row_for_row(rng, strategy, gro
     assert got == expected_rows(fleet, strategy, with_racks)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@examples(25)
 @given(rng=st.randoms(use_true_random=False), strategy=st.sampled_from(["load-aware", "cooperative-load-aware",
                                                                        "sticky"]),
        groups=st.integers(1, 25), batch_rows=st.sampled_from([7, 50, 10_000]))
@@ -260,7 +261,7 @@ def interleave_kinds(table: pa.Table, rng: _random.Random) -> pa.Table:
     return table.take(pa.array(order, type=pa.int64()))
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@examples(20)
 @given(rng=st.randoms(use_true_random=False), strategy=st.sampled_from(STRATEGIES + ["load-aware"]),
        groups=st.integers(1, 20), batch_rows=st.sampled_from([7, 10_000]), racks=st.booleans())
 def test_row_kinds_in_any_order_within_a_group_give_the_same_rows(rng, strategy, groups, batch_rows, racks):
@@ -280,7 +281,7 @@ def test_a_larger_random_fleet_equals_the_per_group_engine(strategy):
         expected_rows(fleet, strategy, with_racks)
 
 
-@settings(max_examples=50, deadline=None)
+@examples(50)
 @given(sizes=st.lists(st.integers(1, 30), min_size=1, max_size=20), batch_rows=st.integers(1, 40),
        min_rows=st.integers(1, 80))
 def test_chunks_hold_whole_groups_and_every_row_once(sizes, batch_rows, min_rows):

@@ -11,13 +11,13 @@ per-group fallback assigned it.
 
 from __future__ import annotations
 
-import os
 from typing import List, Optional, Tuple
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from ...budget import examples
 
 from spark_assign.core import GroupInput, Member, assign_group
 from spark_assign.core.consumer.batch.api import GroupBatch, assign_batch
@@ -29,8 +29,7 @@ from .strategies import groups, names
 
 #: The strategies the lock-step engine computes itself (the others go group by group).
 BATCH_STRATEGIES = {s.name for s in REGISTRY if s.batchable}
-SETTINGS = settings(max_examples=int(os.environ.get("SA_EXAMPLES", "60")), deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = examples(60)
 STRATEGIES = sorted(BATCH_STRATEGIES | {"lag-based"})
 
 Row = Tuple[str, int, Optional[str], Optional[str], int]

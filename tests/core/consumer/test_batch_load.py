@@ -10,13 +10,13 @@ equal :func:`~spark_assign.core.assign_group`'s with the same weights and knobs,
 from __future__ import annotations
 
 import math
-import os
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from ...budget import examples
 
 from spark_assign.core import GroupInput, Member, assign_group
 from spark_assign.core.consumer.batch.api import GroupBatch, assign_batch
@@ -26,8 +26,7 @@ from spark_assign.errors import InvalidInputError
 from .strategies import groups
 from .test_batch import batch_rows, homogeneous_group
 
-SETTINGS = settings(max_examples=int(os.environ.get("SA_EXAMPLES", "60")), deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = examples(60)
 LOAD = ["load-aware", "cooperative-load-aware"]
 
 Weights = Dict[str, List[float]]

@@ -7,20 +7,19 @@ weights from :func:`weights_for` (zeros, ties, one dominant partition, heavy tai
 
 from __future__ import annotations
 
-import os
 from typing import Dict, List
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from ...budget import examples
 
 from spark_assign.core import Member, assign
 from spark_assign.core.consumer.checks import validity_errors
 
 from .strategies import groups
 
-SETTINGS = settings(max_examples=int(os.environ.get("SA_EXAMPLES", "40")), deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = examples(40)
 
 
 @st.composite

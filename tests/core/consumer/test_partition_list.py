@@ -10,8 +10,9 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from ...budget import examples
 
 from spark_assign.core import GroupInput, Member, TopicPartitionList, assign
 from spark_assign.core.consumer import model
@@ -133,7 +134,7 @@ def _same_input(a: GroupInput, b: GroupInput) -> None:
         assert getattr(a, name).dtype == getattr(b, name).dtype, name
 
 
-@settings(max_examples=60, deadline=None)
+@examples(60)
 @given(groups(max_members=12, max_topics=8), st.sampled_from(["sticky", "cooperative-sticky", "range", "uniform"]),
        st.data())
 def test_read_from_arrays_equals_read_from_tuples(group, strategy, data):

@@ -9,11 +9,11 @@ including stale generations and partitions claimed twice.
 from __future__ import annotations
 
 import random
-from typing import Dict, List, Tuple
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from ...budget import examples
 
 from spark_assign.core import Member, assign, strategy_names
 from spark_assign.core.consumer.checks import balance_violations, stickiness_violations, validity_errors
@@ -23,7 +23,7 @@ from spark_assign.core.consumer.model import GroupInput
 
 from .strategies import groups
 
-SETTINGS = settings(max_examples=int(__import__("os").environ.get("SA_EXAMPLES", "80")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = examples(80)
 CLIENT = ["range", "roundrobin", "sticky", "cooperative-sticky"]
 
 

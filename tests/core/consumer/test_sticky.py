@@ -4,8 +4,9 @@ import dataclasses
 import random
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from ...budget import examples
 
 from spark_assign.core import GroupInput, Member, assign, assign_group
 from spark_assign.core.consumer.context import Context
@@ -118,7 +119,7 @@ def test_doubly_claimed_partition_in_one_generation_is_unowned():
     assert r.status_names()[0] == "revoked" and r.previous_owner[0] == -1
 
 
-@settings(max_examples=150, deadline=None)
+@examples(150)
 @given(groups(max_members=20, max_topics=8), st.randoms(use_true_random=False))
 def test_partitions_changing_hands_reads_single_claims_as_the_general_rule_does(case, rng):
     # Without a partition claimed twice, the cooperative adjustment takes a shortcut; it must

@@ -8,21 +8,20 @@ random group here runs both ways (thresholds patched) and the owners and list or
 
 from __future__ import annotations
 
-import os
 import random
 from contextlib import contextmanager
 from typing import Dict, List, Tuple
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from ...budget import examples
 
 from spark_assign.core import Member, assign
 from spark_assign.core.consumer.strategies.sticky import general as sticky_general
 
 from .strategies import groups
 
-SETTINGS = settings(max_examples=int(os.environ.get("SA_EXAMPLES", "80")), deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = examples(80)
 
 SMALL = {"_LIST_WORK": 1 << 40, "_HEAP_WORK": 1 << 40}     # Python paths whatever the size
 LARGE = {"_LIST_WORK": -1, "_HEAP_WORK": -1}               # array paths whatever the size

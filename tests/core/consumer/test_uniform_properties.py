@@ -18,7 +18,6 @@ What `uniform` guarantees depends on the builder Kafka picks:
 
 from __future__ import annotations
 
-import os
 import random
 from dataclasses import replace
 from typing import Dict, List, Tuple
@@ -26,8 +25,9 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from ...budget import examples
 
 from spark_assign.compare import compare_strategies, render_table, to_frame
 from spark_assign.core import Member, assign
@@ -36,8 +36,7 @@ from spark_assign.core.consumer.checks import balance_violations, validity_error
 from spark_assign.errors import InvalidInputError
 from spark_assign.scenario import Scenario, generate
 
-SETTINGS = settings(max_examples=int(os.environ.get("SA_EXAMPLES", "80")), deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = examples(80)
 Group = Tuple[List[Member], Dict[str, int]]
 
 

@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from ...budget import examples
 
 from spark_assign.core.producer import murmur2 as mm
 from spark_assign.core.producer.murmur2 import (
@@ -238,7 +239,7 @@ def test_keys_hashed_in_blocks(monkeypatch, block_keys, block_bytes):
     assert murmur2(pa.array(keys, pa.binary()).slice(5)).tolist() == expected[5:]
 
 
-@settings(max_examples=200, deadline=None)
+@examples(200)
 @given(st.lists(st.one_of(st.binary(max_size=70), st.text(max_size=30), st.none()), max_size=60))
 def test_property_vectorized_equals_scalar(keys):
     encoded = [k.encode() if isinstance(k, str) else k for k in keys]

@@ -15,8 +15,9 @@ from collections import Counter
 import numpy as np
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from ...budget import examples
 
 from spark_assign.core import (
     RoundRobinPartitioner,
@@ -213,7 +214,7 @@ def available_of(nums, available, topic):
     return set(range(nums[topic])) if mask is None else {p for p, ok in enumerate(mask) if ok}
 
 
-@settings(max_examples=60, deadline=None)
+@examples(60)
 @given(records, setups(), st.integers(-2**31, 2**31 - 1))
 def test_round_robin_spreads_each_topic_evenly_over_available_partitions(topics, setup, start):
     nums, available = setup
@@ -228,7 +229,7 @@ def test_round_robin_spreads_each_topic_evenly_over_available_partitions(topics,
             assert max(spread) - min(spread) <= 1
 
 
-@settings(max_examples=60, deadline=None)
+@examples(60)
 @given(records, setups(), st.sampled_from(["built-in", "uniform-sticky"]), st.integers(0, 1000),
        st.one_of(st.integers(1, 5).map(lambda r: ("records", r)), st.integers(1, 60).map(lambda b: ("bytes", b))),
        st.data())
@@ -263,7 +264,7 @@ def test_sticky_batches_stay_on_one_partition_and_switch_only_at_boundaries(topi
             assert all(x != y for x, y in zip(firsts, firsts[1:]))    # never the same partition twice
 
 
-@settings(max_examples=40, deadline=None)
+@examples(40)
 @given(records, setups(), st.sampled_from(["built-in", "uniform-sticky"]), st.integers(1, 4),
        st.lists(st.integers(0, 200), max_size=4))
 def test_sticky_state_carries_over_chunks(topics, setup, mode, batch_records, cuts):

@@ -11,8 +11,9 @@ from typing import Dict, List, Optional
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from ...budget import examples
 
 from spark_assign.core import Broker, ReplicaPlacement, place_replicas
 from spark_assign.core.replicas.admin import (admin_brokers, rack_alternated_broker_list, rack_aware_walk,
@@ -283,7 +284,7 @@ def test_kafkas_32_bit_arithmetic_is_not_overflowed():
     assert info.value.column == "start_index"
 
 
-@settings(max_examples=60, deadline=None)
+@examples(60)
 @given(data=st.data())
 def test_the_small_walk_is_the_array_walk(data):
     """Kafka's loop (small topics) and the array version (large ones) place alike."""

@@ -10,12 +10,12 @@ errors, which must name the topics at fault.
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
+from ...budget import examples
 
 from spark_assign.core import Broker, place_replicas
 from spark_assign.core.java.random import JavaRandom, next_int_many, random_states
@@ -24,8 +24,7 @@ from spark_assign.errors import InvalidInputError
 
 from ..consumer.strategies import clusters, names
 
-SETTINGS = settings(max_examples=int(os.environ.get("SA_EXAMPLES", "60")), deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = examples(60)
 
 
 def per_topic(brokers, topics, counts, factors, cluster_id, method, seed, start_index=None, previous=None):

@@ -18,18 +18,17 @@ partitions; random Java seeds. What Kafka guarantees, and what its tests
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
+from ...budget import examples
 
 from spark_assign.core import Broker, ReplicaPlacement, place_replicas
 
 from ..consumer.strategies import clusters
 
-SETTINGS = settings(max_examples=int(os.environ.get("SA_EXAMPLES", "60")), deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = examples(60)
 METHODS = st.sampled_from(["admin-utils", "striped"])
 SEEDS = st.integers(-2**63, 2**63 - 1)
 

@@ -19,19 +19,19 @@ replication factor):
 * no plan moves fewer than that flow allows (a check of the oracle as much as of the plan);
 * running ``sticky`` again on its own output changes nothing, racks of unequal sizes included.
 
-Run with ``SA_EXAMPLES=500`` for a deeper search.
+Run with ``SA_HYPOTHESIS=deep`` for a deeper search.
 """
 
 from __future__ import annotations
 
-import os
 from fractions import Fraction
 from math import ceil, floor
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
+from ...budget import examples
 
 from spark_assign.core import Broker, ReplicaReassignment, moves_lower_bound, place_replicas, replica_method_names
 from spark_assign.errors import InvalidInputError
@@ -39,8 +39,7 @@ from spark_assign.errors import InvalidInputError
 from .flow import most_kept
 from ..consumer.strategies import RACK_NAMES, clusters
 
-SETTINGS = settings(max_examples=int(os.environ.get("SA_EXAMPLES", "40")), deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = examples(40)
 
 #: Moves never exceed FACTOR times the lower bound on random changes that do not shrink the
 #: replication factor (racks included; 1.16 is the worst seen); without racks they equal it.

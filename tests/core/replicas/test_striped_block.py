@@ -2,7 +2,8 @@
 partition by partition (``RackList.place``), for any cluster, seed and split into calls."""
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
+from ...budget import examples
 
 from spark_assign.core.java.random import JavaRandom
 from spark_assign.core.replicas.striped import RackList
@@ -23,7 +24,7 @@ def clusters(draw):
     return draw(st.permutations(brokers))
 
 
-@settings(max_examples=300, deadline=None)
+@examples(300)
 @given(clusters(), st.integers(1, 6), st.integers(0, 90), st.integers(-2**63, 2**63 - 1),
        st.lists(st.integers(1, 30), min_size=1, max_size=8))
 def test_stretches_equal_the_walk(brokers, replication_factor, partitions, seed, calls):
