@@ -106,6 +106,19 @@ class MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         """Nothing to run: the module at the new home has run already."""
 
 
+def alias_loaded(package: str) -> None:
+    """Register the old paths under ``package`` whose new modules are loaded, straight in ``sys.modules``.
+
+    A package whose public names share an old module's name (``spark_assign.report.metrics`` is a
+    function and was a module) calls this at its end: importing the old path then finds the
+    module in ``sys.modules``, and the import system does not bind it over the package's name
+    (it binds a module found by a finder as an attribute of its parent).
+    """
+    for old, new in MOVED.items():
+        if old.rpartition(".")[0] == package and new in sys.modules:
+            sys.modules.setdefault(old, sys.modules[new])
+
+
 def install() -> None:
     """Put the finder on ``sys.meta_path`` (once)."""
     if not any(isinstance(finder, MovedModules) for finder in sys.meta_path):

@@ -24,6 +24,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas
 
+from .core.java.limits import check_count
 from .core import AssignmentResult, Member, assign, get_strategy
 from .core.consumer.checks import balance_violations, moves, validity_errors
 from .errors import InvalidInputError
@@ -93,9 +94,7 @@ def compare_strategies(
     if isinstance(strategies, str) or not strategies:
         raise InvalidInputError("strategies must be a non-empty list of strategy names", column="strategies",
                                 rows=[strategies])
-    if isinstance(max_follow_ups, bool) or not isinstance(max_follow_ups, int) or max_follow_ups < 0:
-        raise InvalidInputError("max_follow_ups must be a non-negative integer", column="max_follow_ups",
-                                rows=[max_follow_ups])
+    check_count(max_follow_ups, "max_follow_ups", maximum=None)
     names = [get_strategy(s).name for s in strategies]
     states: Dict[str, Dict[str, _GroupState]] = {s: {} for s in names}
     rows: List[Dict[str, object]] = []

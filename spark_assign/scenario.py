@@ -50,6 +50,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
+from .core.java.limits import check_count
 from .errors import InvalidInputError
 
 __all__ = ["Scenario", "ScenarioMember", "Event", "Generation", "generate", "SUBSCRIPTION_MODES", "LAG_MODES",
@@ -367,5 +368,4 @@ def _check_topic_counts(topics: Mapping[str, int]) -> Dict[str, int]:
 
 
 def _check_count(name: str, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidInputError(f"{name} must be a non-negative integer", column=name, rows=[value])
+    check_count(value, name, maximum=None)

@@ -56,6 +56,15 @@ def test_old_module_paths_are_the_new_modules(old):
     assert importlib.import_module(old) is importlib.import_module(MOVED[old])
 
 
+def test_an_old_module_path_never_hides_a_public_name_of_its_package():
+    # report.metrics and report.steps are functions and were modules: importing the old module
+    # paths must not rebind them.
+    import spark_assign.report as report
+    for old in MOVED:
+        importlib.import_module(old)
+    assert callable(report.metrics) and callable(report.steps)
+
+
 def test_the_old_paths_are_unused_inside_the_package():
     # Aliases are for users' code; the package, its tests and docs use the new homes.
     used = []

@@ -16,12 +16,13 @@ as a pandas DataFrame or a pyarrow Table::
 * :mod:`.html` — the page; :mod:`.charts` and :mod:`.svg` — its inline SVG charts.
 """
 
+from .. import _moved
 from .consumer.data import load_rows
+from .consumer.metrics import (Figures, balance, fleet_summary, format_partitions, group_metrics, group_summary,
+                               latest_assignment, metrics)
+from .consumer.steps import generation_members, steps
 from .html import DEFAULT_TITLE, render_html
 from .legend import FIGURE_MEANINGS, STATUS_MEANINGS, legend_lines, step_label
-from .consumer.metrics import (Figures, balance, fleet_summary, format_partitions, group_metrics, group_summary,
-                      latest_assignment, metrics)
-from .consumer.steps import generation_members, steps
 from .theme import strategy_colours
 
 __all__ = [
@@ -44,3 +45,7 @@ __all__ = [
     "strategy_colours",
     "DEFAULT_TITLE",
 ]
+
+# ``metrics`` and ``steps`` are functions here and were modules before the domain folders: the old
+# module paths go straight to sys.modules, so importing one never binds the module over the function.
+_moved.alias_loaded(__name__)

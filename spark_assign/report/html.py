@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 import pandas as pd
 
+from ..core.java.limits import check_count
 from ..errors import InvalidInputError
 from ..progress import Stages
 from .charts import COMPARISONS, compare_figure, overview_figures, slots_of, sparkline, strategy_totals
@@ -273,8 +274,7 @@ def render_html(rows: Any, title: str = DEFAULT_TITLE, path: Optional[Union[str,
     if not isinstance(title, str):
         raise InvalidInputError(f"title must be a string, got {type(title).__name__}", column="title")
     for name, value in (("top", top), ("max_members", max_members)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise InvalidInputError(f"{name} must be a positive integer, got {value!r}", column=name)
+        check_count(value, name, minimum=1, maximum=None)
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise InvalidInputError(f"path must be a string or path, got {type(path).__name__}", column="path")
     with Stages("report", REPORT_STAGES) as stages:          # a bar on a terminal only

@@ -34,7 +34,7 @@ on the other. The rules every implementation keeps:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple, runtime_checkable
+from typing import Any, Dict, Generic, List, Optional, Protocol, Sequence, Tuple, TypeVar, runtime_checkable
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
@@ -42,7 +42,7 @@ from pyspark.sql import DataFrame
 from .layout import TableKind
 from .plan import Outcome
 
-__all__ = ["Snapshot", "Staged", "StateBackend", "ENGINES", "commit_entry"]
+__all__ = ["Snapshot", "Staged", "StateBackend", "ENGINES", "commit_entry", "Handle", "Files"]
 
 #: The engine names ``AssignmentTable(engine=...)`` accepts.
 ENGINES = ("embedded", "delta-spark")
@@ -56,37 +56,47 @@ def commit_entry(version: int, timestamp_ms: Optional[int], operation: Optional[
     return {"version": int(version), "timestamp": timestamp_ms, "operation": operation, "spark_assign": spark_assign}
 
 
+#: What an engine keeps to read a version again (each engine names its own type).
+Handle = TypeVar("Handle")
+#: What an engine stages for a commit (each engine names its own type).
+Files = TypeVar("Files")
+
+
 @dataclass(frozen=True)
-class Snapshot:
+class Snapshot(Generic[Handle]):
     """One version of a state table.
 
-    ``version``: the Delta version; ``handle``: whatever the engine needs to
-    read this version again (delta-rs: its ``DeltaTable``; delta-spark: the
-    newest commit when the snapshot was taken).
+    ``version``: the Delta version; ``handle``: what the engine needs to read this version
+    again, of the engine's own type (embedded: delta-rs's ``DeltaTable``; delta-spark: the
+    newest commit when the snapshot was taken, or a ``DeltaTable`` for an older local version).
+    Only the engine that made a snapshot looks inside its handle.
     """
 
     version: int
-    handle: Any = None
+    handle: Handle
 
 
 @dataclass
-class Staged:
+class Staged(Generic[Files]):
     """A generation ready to commit as ``version``.
 
-    ``files``: what the engine wrote ahead of the commit (embedded: the data
-    files' metadata), or what it will write in the commit (delta-spark: the
-    DataFrame of rows); ``outcome``: what the rows hold per group, and the
-    counts per status, for the heads and the summary.
+    ``files``: of the engine's own type, what it wrote ahead of the commit (embedded: the data
+    files' metadata) or what it will write in the commit (delta-spark: the DataFrame of rows);
+    ``outcome``: what the rows hold per group, and the counts per status, for the heads and the
+    summary.
     """
 
     version: int
-    files: Any
+    files: Files
     outcome: Outcome
 
 
 @runtime_checkable
-class StateBackend(Protocol):
-    """A Delta engine for state tables. Every method is required; see the module's rules."""
+class StateBackend(Protocol[Handle, Files]):
+    """A Delta engine for state tables, with its snapshot ``Handle`` and staged ``Files`` types.
+    Every method is required; see the module's rules. The table logic holds a
+    ``StateBackend[Any, Any]``: it passes snapshots and staged generations back to the engine
+    that made them and never looks inside."""
 
     #: ``"embedded"`` or ``"delta-spark"``.
     engine: str
@@ -108,57 +118,57 @@ class StateBackend(Protocol):
         """Create the empty table (version 0) with the state schema, unless another writer just did."""
         ...
 
-    def snapshot(self, version: Optional[int] = None) -> Snapshot:
+    def snapshot(self, version: Optional[int] = None) -> Snapshot[Handle]:
         """The latest version, or ``version``; :class:`~spark_assign.errors.StateTableError` when unreadable."""
         ...
 
-    def check(self, snap: Snapshot) -> None:
+    def check(self, snap: Snapshot[Handle]) -> None:
         """Raise :class:`~spark_assign.errors.StateTableError` unless ``snap`` is a state table this engine can use."""
         ...
 
-    def missing_columns(self, snap: Snapshot) -> List[Tuple[str, str]]:
+    def missing_columns(self, snap: Snapshot[Handle]) -> List[Tuple[str, str]]:
         """The columns (name, type) of the kind's ``added_columns`` the table lacks at ``snap``
         (an older format, see :mod:`.layout`); none for a table of the current format."""
         ...
 
-    def upgrade(self, snap: Snapshot, metadata: Dict[str, object]) -> None:
+    def upgrade(self, snap: Snapshot[Handle], metadata: Dict[str, object]) -> None:
         """Add :meth:`missing_columns` (nullable; old rows read them as null) in one commit with
         ``metadata``, or raise :class:`~spark_assign.errors.CommitConflict` when another writer
         committed first (it may have upgraded the table itself)."""
         ...
 
-    def read(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None,
+    def read(self, snap: Snapshot[Handle], commit_versions: Optional[Sequence[int]] = None,
              key: Optional[str] = None) -> DataFrame:
         """Rows of ``snap``, as a DataFrame of the table's columns: all, those in some
         ``commit_version`` partitions, or one unit's (``key``: a group or cluster id). Lazy: no job."""
         ...
 
-    def read_arrow(self, snap: Snapshot, commit_versions: Sequence[int], keys: Sequence[str],
+    def read_arrow(self, snap: Snapshot[Handle], commit_versions: Sequence[int], keys: Sequence[str],
                    columns: Sequence[str]) -> pa.Table:
         """``columns`` of the units ``keys`` in some ``commit_version`` partitions, on the
         driver: for the few units of a small rebalance."""
         ...
 
-    def stage(self, rows: DataFrame, version: int, num_files: int) -> Staged:
+    def stage(self, rows: DataFrame, version: int, num_files: int) -> Staged[Files]:
         """Make ``rows`` (computed by Spark) ready to commit as ``version``, in ``num_files`` files."""
         ...
 
-    def stage_arrow(self, rows: pa.Table, version: int) -> Staged:
+    def stage_arrow(self, rows: pa.Table, version: int) -> Staged[Files]:
         """:meth:`stage` for rows computed on the driver."""
         ...
 
-    def commit(self, snap: Snapshot, staged: Staged, app_id: str, metadata: Dict[str, object]) -> int:
+    def commit(self, snap: Snapshot[Handle], staged: Staged[Files], app_id: str, metadata: Dict[str, object]) -> int:
         """Commit ``staged`` as exactly ``snap.version + 1`` with ``metadata`` in the commit's
         info, or raise :class:`~spark_assign.errors.CommitConflict` (nothing committed); the
         version committed (later than ``snap.version + 1`` only on delta-spark's public-append
         path, see :mod:`.deltaspark`)."""
         ...
 
-    def discard(self, staged: Staged) -> None:
+    def discard(self, staged: Staged[Files]) -> None:
         """Delete what :meth:`stage` wrote for a commit that did not land (best effort)."""
         ...
 
-    def delete_before(self, snap: Snapshot, cutoffs: DataFrame, metadata: Dict[str, object]) -> Optional[int]:
+    def delete_before(self, snap: Snapshot[Handle], cutoffs: DataFrame, metadata: Dict[str, object]) -> Optional[int]:
         """Delete rows with ``generation <= cutoff`` of their unit (``cutoffs``: the kind's key
         and ``cutoff``) in one commit; its version, or None when nothing matched."""
         ...
@@ -167,7 +177,7 @@ class StateBackend(Protocol):
         """Delta ``VACUUM`` with the retention check on; the number of files deleted."""
         ...
 
-    def commit_metadata(self, snap: Snapshot, version: int) -> Optional[Dict[str, Any]]:
+    def commit_metadata(self, snap: Snapshot[Handle], version: int) -> Optional[Dict[str, Any]]:
         """The ``spark_assign`` metadata of the commit of ``version`` (at most ``snap.version``),
         or None (not ours, or gone)."""
         ...

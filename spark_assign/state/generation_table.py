@@ -39,6 +39,7 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from ..core.java.limits import check_count
 from ..errors import CommitConflict, ConcurrentRebalanceError, InvalidInputError
 from ..progress import Stages
 from ..spark import failures
@@ -114,9 +115,8 @@ def check_loop_arguments(num_files: Optional[int], max_attempts: int, force: boo
     if not isinstance(force, bool):
         raise InvalidInputError(f"force must be True or False, got {force!r}", column="force")
     for name, value in (("max_attempts", max_attempts), ("num_files", num_files)):
-        if (name == "max_attempts" or value is not None) and \
-                (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-            raise InvalidInputError(f"{name} must be a positive integer, got {value!r}", column=name)
+        if name == "max_attempts" or value is not None:
+            check_count(value, name, minimum=1, maximum=None)
 
 
 class GenerationTable:
@@ -343,9 +343,8 @@ class GenerationTable:
         version:
             A Delta version of the table, or None for the latest.
         """
-        if version is not None and (isinstance(version, bool) or not isinstance(version, int) or version < 0):
-            raise InvalidInputError(f"version must be a non-negative integer or None, got {version!r}",
-                                    column="version")
+        if version is not None:
+            check_count(version, "version", maximum=None)
         snap = self._snapshot(version)
         return TableState(snap.version, self._latest_rows(snap, heads_at(self._backend, snap)),
                           self._backend.read(snap))

@@ -2,8 +2,8 @@
 reported here under its own name.
 
 Classic and Connect sessions cannot share a Python process, so the Connect
-tests run in a child pytest process: collected once when this module is
-collected (their names parametrize :func:`test_on_spark_connect`), run once
+tests run in a child pytest process: listed once when :func:`test_on_spark_connect` is
+collected (their names parametrize it, in ``pytest_generate_tests``), run once
 by the first test that needs their outcomes, and each outcome (passed,
 failed with its report, skipped with its reason) is given back by the test
 of the same name.
@@ -45,7 +45,12 @@ def connect_outcomes(tmp_path_factory) -> dict:
     return json.loads(results.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("node", [pytest.param(n, id=n.removeprefix("tests/connect/")) for n in connect_tests()])
+def pytest_generate_tests(metafunc):
+    # The child lists the Connect tests when this test is collected, not when the module is imported.
+    if "node" in metafunc.fixturenames:
+        metafunc.parametrize("node", [pytest.param(n, id=n.removeprefix("tests/connect/")) for n in connect_tests()])
+
+
 def test_on_spark_connect(node, connect_outcomes):
     outcome = connect_outcomes.get(node)
     if outcome is None:

@@ -104,7 +104,7 @@ def test_previous_of_the_wrong_kind(spark):
 
 
 def test_bad_num_partitions(spark):
-    with pytest.raises(InvalidInputError, match="num_partitions must be a positive integer, got 0"):
+    with pytest.raises(InvalidInputError, match="num_partitions must be at least 1, got 0"):
         subs(spark, [("g", "c", "t")]).assign_partitions("range", topics=GOOD_TOPICS, num_partitions=0)
 
 

@@ -5,6 +5,12 @@
   previous version or the new one, never in between, and a re-run completes;
 * concurrency: four processes keep rebalancing the same groups; no
   generation of any group is lost or written twice.
+
+Each child is a JVM, so the crossings are chosen, not multiplied: every fault point runs on
+every engine, each on one compute path, and the two engines take opposite paths
+(:data:`FAULT_PATHS`), so every (fault point, path) pair runs too. The racing writers mix both
+paths in one race. The compare-and-set itself is proven in-process, without JVMs, by
+``test_commit_races.py``.
 """
 
 import json
@@ -82,12 +88,23 @@ WRITERS, ROUNDS = 4, 3
 FAULTS = ["before-write", "after-write", "before-commit", "after-commit", "during-write"]
 
 
-#: Both compute paths: the driver writes the file (few changed groups), or Spark tasks do.
-PATHS = pytest.mark.parametrize("in_driver", [True, False], ids=["driver", "spark"])
+#: The compute path of each fault point on the embedded engine (True: the driver writes the file, for
+#: few changed groups; False: Spark tasks do); delta-spark takes the other path of each point.
+FAULT_PATHS = {"before-write": True, "after-write": False, "before-commit": True, "after-commit": False,
+               "during-write": False}
 
 
-@PATHS
-def test_a_killed_rebalance_leaves_the_old_or_the_new_version(spark, tmp_path, engine, in_driver):
+def in_driver_for(point, engine):
+    """The compute path fault ``point`` runs on with ``engine`` (see :data:`FAULT_PATHS`)."""
+    return FAULT_PATHS[point] == (engine == "embedded")
+
+
+def test_every_fault_point_and_path_pair_is_covered_by_the_two_engines():
+    pairs = {(point, in_driver_for(point, engine)) for point in FAULTS for engine in ("embedded", "delta-spark")}
+    assert pairs == {(point, path) for point in FAULTS for path in (True, False)}
+
+
+def test_a_killed_rebalance_leaves_the_old_or_the_new_version(spark, tmp_path, engine):
     # Eager sticky: after a completed generation a re-run has nothing to do (cooperative
     # would legitimately run its follow-up).
     rows1 = fleet_rows(40, seed=1)
@@ -103,7 +120,7 @@ def test_a_killed_rebalance_leaves_the_old_or_the_new_version(spark, tmp_path, e
         tables[point] = AssignmentTable(spark, str(tmp_path / point), engine=engine)
         tables[point].rebalance(spark.createDataFrame(rows1, SUBS), TOPICS, "sticky")
         child = spec(tmp_path, point, tables[point],
-                     [{"rows": rows2, "topics": TOPICS, "strategy": "sticky"}], in_driver)
+                     [{"rows": rows2, "topics": TOPICS, "strategy": "sticky"}], in_driver_for(point, engine))
         procs[point] = launch(child, fault=None if point == "during-write" else point)
 
     # "during-write": killed from outside as soon as a data file of version 2 appears.
@@ -132,8 +149,7 @@ def test_a_killed_rebalance_leaves_the_old_or_the_new_version(spark, tmp_path, e
         assert_generations_intact(all_rows(table))
 
 
-@PATHS
-def test_concurrent_rebalances_never_lose_or_duplicate_a_generation(spark, tmp_path, engine, in_driver):
+def test_concurrent_rebalances_never_lose_or_duplicate_a_generation(spark, tmp_path, engine):
     table = AssignmentTable(spark, str(tmp_path / "shared"), engine=engine)
     base = fleet_rows(40, seed=10)
     table.rebalance(spark.createDataFrame(base, SUBS), TOPICS, "sticky")
@@ -143,7 +159,8 @@ def test_concurrent_rebalances_never_lose_or_duplicate_a_generation(spark, tmp_p
         for r in range(ROUNDS):
             rows = churn(rows, seed=100 * writer + r, share=0.5)
             rounds.append({"rows": rows, "topics": TOPICS, "strategy": "sticky"})
-        procs.append(launch(spec(tmp_path, f"writer{writer}", table, rounds, in_driver)))
+        # Writers on both compute paths race for the same versions.
+        procs.append(launch(spec(tmp_path, f"writer{writer}", table, rounds, in_driver=writer % 2 == 0)))
     versions = []
     for proc in procs:
         code, out, err = finish(proc)

@@ -45,7 +45,8 @@ import numpy as np
 from ...errors import InvalidInputError
 from ..java.random import JavaRandom, next_int_many, random_states
 from ..java.util import java_sort_key
-from .model import INT_MAX, Broker, PlacementBlock, PlacementRequest
+from ..java.limits import INT32_MAX
+from .model import Broker, PlacementBlock, PlacementRequest
 
 __all__ = ["place_admin_utils", "place_admin_utils_many", "rack_alternated_broker_list", "admin_brokers", "check_factor",
            "rack_aware_walk", "rack_aware_walk_small"]
@@ -120,7 +121,7 @@ def _shifts(p: np.ndarray, n: int, first_shift: Union[int, np.ndarray], start: i
 
 
 def _check_int32(largest: int, what: str) -> None:
-    if largest > INT_MAX:
+    if largest > INT32_MAX:
         raise InvalidInputError(
             f"start_index too large: Kafka computes {what} in 32-bit ints, which could overflow here "
             f"(reaching {largest})", column="start_index", rows=[largest])

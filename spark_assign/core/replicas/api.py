@@ -20,16 +20,8 @@ import numpy as np
 from ...errors import InvalidInputError
 from ..named import Registry
 from .admin import place_admin_utils
-from .model import (
-    INT_MAX,
-    RACK_AWARE_MODES,
-    Broker,
-    PlacementRequest,
-    ReplicaPlacement,
-    check_brokers,
-    check_count,
-    check_seed,
-)
+from ..java.limits import INT32_MAX, check_count
+from .model import RACK_AWARE_MODES, Broker, PlacementRequest, ReplicaPlacement, check_brokers, check_seed
 from .sticky import check_previous, place_sticky, reassignment
 from .striped import place_striped
 
@@ -155,7 +147,7 @@ def place_replicas(
     count = check_count(partitions, "partitions")
     rf = check_count(replication_factor, "replication_factor", minimum=1)
     start = check_count(start_partition, "start_partition")
-    if start + count - 1 > INT_MAX:
+    if start + count - 1 > INT32_MAX:
         raise InvalidInputError(f"partition ids would pass Kafka's 32-bit limit: start_partition {start} "
                                 f"+ {count} partitions", column="partitions", rows=[count])
     fixed = None if start_index is None else check_count(start_index, "start_index")

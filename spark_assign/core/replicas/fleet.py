@@ -30,7 +30,8 @@ import numpy as np
 
 from ...errors import InvalidInputError
 from .admin import admin_brokers, check_factor, place_admin_utils, place_admin_utils_many
-from .model import INT_MAX, Broker, PlacementBlock, check_brokers, check_count
+from ..java.limits import INT32_MAX, check_count
+from .model import Broker, PlacementBlock, check_brokers
 from .sticky import check_previous, place_sticky
 from .striped import place_striped, place_striped_many
 from .api import ReplicaMethod, get_replica_method, place_replicas, run_method
@@ -176,11 +177,11 @@ def place_topics(brokers: Sequence[Broker], topics: Sequence[str], partitions: U
 
 def _counts(values: Union[Sequence[int], np.ndarray], column: str, names: List[str], minimum: int, where: str,
             cluster_id: Optional[str]) -> np.ndarray:
-    """``values`` as ``int64`` when every one is an integer in ``[minimum, INT_MAX]``; otherwise
+    """``values`` as ``int64`` when every one is an integer in ``[minimum, INT32_MAX]``; otherwise
     an error naming the first topic at fault and listing them all."""
     array = np.asarray(values)
     if array.dtype.kind in "iu" and array.ndim == 1 and len(array) == len(names):
-        bad = np.flatnonzero((array < minimum) | (array > INT_MAX))
+        bad = np.flatnonzero((array < minimum) | (array > INT32_MAX))
         if not len(bad):
             return array.astype(np.int64)
         at = [int(i) for i in bad]
@@ -193,7 +194,7 @@ def _counts(values: Union[Sequence[int], np.ndarray], column: str, names: List[s
                 at.append(i)
     value = values[at[0]]
     bound = f"at least {minimum}" if isinstance(value, Integral) and value < minimum else \
-        f"an integer from {minimum} to {INT_MAX} (Kafka's 32-bit limit)"
+        f"an integer from {minimum} to {INT32_MAX} (Kafka's 32-bit limit)"
     raise InvalidInputError(f"topic {names[at[0]]!r}{where}: {column} must be {bound}, got {value!r}",
                             column=column, rows=[names[i] for i in at], group=cluster_id)
 

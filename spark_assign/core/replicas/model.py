@@ -17,6 +17,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, cast
 import numpy as np
 
 from ...errors import InvalidInputError
+from ..java.limits import INT32_MAX, is_int
 
 __all__ = [
     "Broker",
@@ -24,51 +25,16 @@ __all__ = [
     "ReplicaPlacement",
     "PlacementBlock",
     "RACK_AWARE_MODES",
-    "INT_MAX",
-    "check_count",
     "check_brokers",
     "check_seed",
 ]
 
-#: Kafka's ``int`` ceiling: broker ids, partition ids and partition counts stay below it.
-INT_MAX = (1 << 31) - 1
 _LONG = 1 << 63
 
 #: ``kafka.admin.RackAwareMode``: ``enforced`` (every broker has a rack or none does, else an
 #: error; the command-line default), ``safe`` (racks used only when every broker has one; auto
 #: topic creation), ``disabled`` (racks ignored; ``--disable-rack-aware``).
 RACK_AWARE_MODES = ("enforced", "safe", "disabled")
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, Integral) and not isinstance(value, (bool, np.bool_))
-
-
-def check_count(value: object, name: str, minimum: int = 0, maximum: int = INT_MAX) -> int:
-    """``value`` as a Python int when it is an integer (NumPy integers too, never a bool) in
-    ``[minimum, maximum]``; otherwise :class:`InvalidInputError` naming ``name`` and the value.
-
-    Example::
-
-        check_count(np.int64(3), "replication_factor", minimum=1) == 3
-
-    Parameters
-    ----------
-    value:
-        What the caller passed.
-    name:
-        The argument's name, for the message.
-    minimum, maximum:
-        The inclusive range allowed.
-    """
-    if not _is_int(value):
-        raise InvalidInputError(f"{name} must be an integer, got {type(value).__name__} {value!r}",
-                                column=name, rows=[value])
-    number = int(cast(Integral, value))
-    if not minimum <= number <= maximum:
-        bound = f"at least {minimum}" if number < minimum else f"at most {maximum} (Kafka's 32-bit limit)"
-        raise InvalidInputError(f"{name} must be {bound}, got {number}", column=name, rows=[number])
-    return number
 
 
 def check_seed(seed: object) -> Optional[int]:
@@ -85,7 +51,7 @@ def check_seed(seed: object) -> Optional[int]:
     """
     if seed is None:
         return None
-    if not _is_int(seed):
+    if not is_int(seed):
         raise InvalidInputError(f"seed must be an integer or None, got {type(seed).__name__} {seed!r}",
                                 column="seed", rows=[seed])
     number = int(cast(Integral, seed))
@@ -120,11 +86,11 @@ class Broker:
     fenced: bool = False
 
     def __post_init__(self) -> None:
-        if not _is_int(self.id):
+        if not is_int(self.id):
             raise InvalidInputError(f"broker id must be an integer, got {type(self.id).__name__} {self.id!r}",
                                     column="brokers", rows=[self.id])
-        if not 0 <= int(self.id) <= INT_MAX:
-            raise InvalidInputError(f"broker id must be between 0 and {INT_MAX}, got {self.id}",
+        if not 0 <= int(self.id) <= INT32_MAX:
+            raise InvalidInputError(f"broker id must be between 0 and {INT32_MAX}, got {self.id}",
                                     column="brokers", rows=[self.id])
         object.__setattr__(self, "id", int(self.id))
         if self.rack is not None and (not isinstance(self.rack, str) or not self.rack):

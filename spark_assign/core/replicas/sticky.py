@@ -55,7 +55,8 @@ import numpy as np
 from ...errors import InvalidInputError
 from .leaders import balance_leaders, group_rank
 from .fill import fill_holes
-from .model import INT_MAX, Broker, PlacementRequest, ReplicaPlacement, check_brokers, check_count
+from ..java.limits import INT32_MAX, check_count
+from .model import Broker, PlacementRequest, ReplicaPlacement, check_brokers
 from .targets import RackLayout, broker_targets, moves_bound, rack_counts, rack_layout
 
 __all__ = ["ReplicaReassignment", "check_previous", "moves_lower_bound", "place_sticky", "reassignment"]
@@ -94,14 +95,14 @@ def check_previous(previous: object, partitions: int, start_partition: int = 0) 
         if previous.ndim != 2:
             raise fail(f"previous must be a 2-D array (partitions, replicas), got shape {previous.shape}",
                        [previous.shape])
-        if previous.size and previous.dtype.kind == "u" and int(previous.max()) > INT_MAX:
-            bad = np.flatnonzero((previous > INT_MAX).any(axis=1)) + start_partition
-            raise fail(f"previous: broker ids must be between 0 and {INT_MAX}", bad.tolist())
+        if previous.size and previous.dtype.kind == "u" and int(previous.max()) > INT32_MAX:
+            bad = np.flatnonzero((previous > INT32_MAX).any(axis=1)) + start_partition
+            raise fail(f"previous: broker ids must be between 0 and {INT32_MAX}", bad.tolist())
         arr = previous.astype(np.int64)
-        outside = (arr < 0) | (arr > INT_MAX)
+        outside = (arr < 0) | (arr > INT32_MAX)
         if outside.any():
             bad = np.flatnonzero(outside.any(axis=1)) + start_partition
-            raise fail(f"previous: broker ids must be between 0 and {INT_MAX}, e.g. "
+            raise fail(f"previous: broker ids must be between 0 and {INT32_MAX}, e.g. "
                        f"{int(arr[outside][0])}", bad.tolist())
     else:
         if isinstance(previous, (str, bytes, dict)) or not isinstance(previous, (Sequence, np.ndarray)):
@@ -114,9 +115,9 @@ def check_previous(previous: object, partitions: int, start_partition: int = 0) 
             raise fail("previous: every partition needs a list of broker ids", not_lists)
         bad_ids = [start_partition + i for i, r in enumerate(rows)
                    if not all(isinstance(b, Integral) and not isinstance(b, (bool, np.bool_))
-                              and 0 <= int(b) <= INT_MAX for b in r)]
+                              and 0 <= int(b) <= INT32_MAX for b in r)]
         if bad_ids:
-            raise fail(f"previous: broker ids must be integers between 0 and {INT_MAX}", bad_ids)
+            raise fail(f"previous: broker ids must be integers between 0 and {INT32_MAX}", bad_ids)
         width = max((len(r) for r in rows), default=0)
         arr = np.full((len(rows), width), -1, dtype=np.int64)
         for i, r in enumerate(rows):

@@ -38,6 +38,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 import pandas as pd
 
+from ...core.java.limits import check_count
 from ...errors import InvalidInputError
 from ...schema import STATUSES
 from .data import KEY, load_rows
@@ -374,8 +375,8 @@ def group_summary(rows: Any, top: Optional[int] = None, members: Optional[pd.Dat
 
         group_summary(rows, top=10)[["strategy", "group_id", "movement", "worst_spread"]]
     """
-    if top is not None and (not isinstance(top, int) or isinstance(top, bool) or top < 0):
-        raise InvalidInputError(f"top must be a non-negative integer, got {top!r}", column="top")
+    if top is not None:
+        check_count(top, "top", maximum=None)
     out = Figures(rows, members).summary
     return out if top is None else out.head(top).reset_index(drop=True)
 

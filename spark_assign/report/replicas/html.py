@@ -29,6 +29,7 @@ from typing import Any, Dict, List, Optional, Union
 
 import pandas as pd
 
+from ...core.java.limits import check_count
 from ...errors import InvalidInputError
 from ..charts import figure, legend, line_key, swatch_key
 from ..html import num_cell, page, sortable_table
@@ -197,8 +198,7 @@ def render_replica_html(rows: Any, title: str = DEFAULT_REPLICA_TITLE,
     """
     if not isinstance(title, str):
         raise InvalidInputError(f"title must be a string, got {type(title).__name__}", column="title")
-    if not isinstance(top, int) or isinstance(top, bool) or top < 1:
-        raise InvalidInputError(f"top must be a positive integer, got {top!r}", column="top")
+    check_count(top, "top", minimum=1, maximum=None)
     frame = load_replica_rows(rows)
     if frame.empty:
         body = (f'<header id="summary"><h1>{escape(title)}</h1><p class="sub">No replica rows.</p></header>'

@@ -15,6 +15,7 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from ...core.java.limits import check_count
 from ...core import DEFAULT_STRATEGY, check_topics
 from ...errors import InvalidInputError
 from .. import failures
@@ -115,10 +116,8 @@ def assign_frame(subscriptions: DataFrame, strategy: str, topics: Any, previous:
                  max_count_skew: Optional[int] = None, min_improvement: Optional[float] = None) -> DataFrame:
     """:func:`assign_partitions`, optionally with each owner's ``group_instance_id`` column
     (the state table stores it)."""
-    if num_partitions is not None and (isinstance(num_partitions, bool) or not isinstance(num_partitions, int)
-                                       or num_partitions < 1):
-        raise InvalidInputError(f"num_partitions must be a positive integer, got {num_partitions!r}",
-                                column="num_partitions")
+    if num_partitions is not None:
+        check_count(num_partitions, "num_partitions", minimum=1, maximum=None)
     failures.install()
     w = _wire(subscriptions, strategy, topics, previous, weights, max_count_skew, min_improvement)
     n = num_partitions or int(cast(str, subscriptions.sparkSession.conf.get("spark.sql.shuffle.partitions")))

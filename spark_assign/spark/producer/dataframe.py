@@ -34,6 +34,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from ...core.java.limits import check_count
 from ...core.producer.murmur2 import kafka_partition
 from ...core.producer.partitioners import RoundRobinPartitioner, StickyPartitioner, check_partition_counts
 from ...errors import InvalidInputError, SchemaError, UnknownStrategyError
@@ -121,8 +122,8 @@ def simulate_producer(records: DataFrame, num_partitions: Mapping[str, int], met
     config = _config(method, num_partitions, topic_column, key_column, record_bytes_column, batch_records,
                      batch_bytes, available, start, seed, mode, ignore_keys)
     _check_schema(records, topic_column, key_column, record_bytes_column, order, method)
-    if partitions is not None and (isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1):
-        raise InvalidInputError(f"partitions must be a positive integer, got {partitions!r}", column="partitions")
+    if partitions is not None:
+        check_count(partitions, "partitions", minimum=1, maximum=None)
     failures.install()
     frame = records
     if not order:

@@ -29,7 +29,8 @@ from typing import Any, Dict, List, Optional, Tuple, cast
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from ...core.replicas.model import RACK_AWARE_MODES, check_count, check_seed
+from ...core.java.limits import check_count
+from ...core.replicas.model import RACK_AWARE_MODES, check_seed
 from ...core.replicas.api import get_replica_method
 from ...errors import InvalidInputError, SchemaError
 from .. import failures

@@ -41,9 +41,10 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, cast
+from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union, cast
 
 import pyarrow as pa
+from pyspark.sql import DataFrame
 
 from ...errors import CommitConflict, StateTableError
 from ...spark.delta import is_path
@@ -51,10 +52,13 @@ from ...spark.failures import describe
 from ..backend import Snapshot, Staged, commit_entry
 from .damage import damaged_log, log_error
 from .deltajvm import DeltaCommitter, committer
-from .files import (check_table, commit_info, read_units, remove_files, spark_assign_of, spark_only_features,
+from .files import (FileMeta, check_table, commit_info, read_units, remove_files, spark_assign_of, spark_only_features,
                     write_rows)
 from ..layout import ASSIGNMENTS, FORMAT_VERSION, PARTITION_COLUMN, TableKind, arrow_schema, in_files, local_dir, local_path
 from ..plan import Outcome, outcome_of
+
+if TYPE_CHECKING:
+    from deltalake import DeltaTable
 
 __all__ = ["DeltaSparkBackend", "RECENT_COMMITS"]
 
@@ -101,6 +105,13 @@ class _Latest(NamedTuple):
 
     version: int
     user_metadata: Optional[str]
+
+
+#: A delta-spark snapshot's handle: the newest commit (:class:`_Latest`), or delta-rs's ``DeltaTable``
+#: for an older version of a local table, read by the driver.
+SparkHandle = Union[_Latest, "DeltaTable"]
+#: What delta-spark stages: files the driver wrote for a local table, or the DataFrame to write.
+SparkFiles = Union[List[FileMeta], DataFrame]
 
 
 class DeltaSparkBackend:
@@ -157,7 +168,7 @@ class DeltaSparkBackend:
         row = self._delta().history(1).select("version", "userMetadata").first()
         return _Latest(int(row[0]), row[1])
 
-    def snapshot(self, version: Optional[int] = None) -> Snapshot:
+    def snapshot(self, version: Optional[int] = None) -> Snapshot[SparkHandle]:
         """The latest version, or ``version``: from delta-rs when the driver reads the table's
         files (no Spark job), else from the newest commit in Delta's history (one job)."""
         local = self._local_snapshot(version)
@@ -209,7 +220,7 @@ class DeltaSparkBackend:
             return log_error(root, error, "delta-spark", condition=condition)
         return error
 
-    def check(self, snap: Snapshot) -> None:
+    def check(self, snap: Snapshot[SparkHandle]) -> None:
         if not isinstance(snap.handle, _Latest):
             check_table(snap.handle, self.location, self.kind)
             return
@@ -221,10 +232,10 @@ class DeltaSparkBackend:
             raise StateTableError(f"{self.location} is not a spark-assign state table of {self.kind.name}: "
                                   f"columns {bad} are missing or mistyped; expected {self.kind.ddl()}")
 
-    def missing_columns(self, snap: Snapshot) -> List[Tuple[str, str]]:
+    def missing_columns(self, snap: Snapshot[SparkHandle]) -> List[Tuple[str, str]]:
         return self.kind.missing(self._load(snap.version).columns)
 
-    def upgrade(self, snap: Snapshot, metadata: Dict[str, object]) -> None:
+    def upgrade(self, snap: Snapshot[SparkHandle], metadata: Dict[str, object]) -> None:
         """``ALTER TABLE ADD COLUMNS`` in a child session carrying ``metadata`` (a commit's
         ``userMetadata`` can only come from a session setting)."""
         missing = self.missing_columns(snap)
@@ -241,7 +252,7 @@ class DeltaSparkBackend:
 
     # ------------------------------------------------------------------ reads
 
-    def read(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None, key: Optional[str] = None):
+    def read(self, snap: Snapshot[SparkHandle], commit_versions: Optional[Sequence[int]] = None, key: Optional[str] = None):
         from pyspark.sql import functions as F
 
         rows = self.kind.complete(self._load(snap.version))
@@ -251,7 +262,7 @@ class DeltaSparkBackend:
             rows = rows.where(F.col(self.kind.key) == key)
         return rows
 
-    def read_arrow(self, snap: Snapshot, commit_versions: Sequence[int], keys: Sequence[str],
+    def read_arrow(self, snap: Snapshot[SparkHandle], commit_versions: Sequence[int], keys: Sequence[str],
                    columns: Sequence[str]) -> pa.Table:
         """The units' rows in the ``commit_version`` partitions, read by the driver with pyarrow
         (a delta-rs snapshot: no Spark job), else collected as Arrow (one scan)."""
@@ -266,22 +277,23 @@ class DeltaSparkBackend:
 
     # ------------------------------------------------------------------ writes
 
-    def stage(self, rows, version: int, num_files: int) -> Staged:
+    def stage(self, rows, version: int, num_files: int) -> Staged[SparkFiles]:
         """Nothing to write ahead: delta-spark writes and commits in one step. Stages the
         DataFrame to write and its :class:`~.plan.Outcome` (one job over the computed rows)."""
         return Staged(version, in_files(rows, num_files, self.kind), outcome_of(rows, self.kind))
 
-    def stage_arrow(self, rows: pa.Table, version: int) -> Staged:
+    def stage_arrow(self, rows: pa.Table, version: int) -> Staged[SparkFiles]:
         """Rows computed on the driver (an Arrow table), as one file: written by the driver when
         it reads and writes the table's files (the version after a snapshot it took), else
         staged as a DataFrame; the outcome is counted on the driver."""
         if self.folder is not None and self._driver_version == version - 1:
-            return write_rows(self.folder, version, rows, self.kind)
+            written = write_rows(self.folder, version, rows, self.kind)
+            return Staged(written.version, written.files, written.outcome)
         outcome = Outcome.of(self.kind)
         outcome.add_arrow(rows, self.kind)
         return Staged(version, in_files(self.spark.createDataFrame(rows, schema=self.kind.ddl()), 1, self.kind), outcome)
 
-    def commit(self, snap: Snapshot, staged: Staged, app_id: str, metadata: Dict[str, object]) -> int:
+    def commit(self, snap: Snapshot[SparkHandle], staged: Staged[SparkFiles], app_id: str, metadata: Dict[str, object]) -> int:
         """Commit the staged rows (driver-written files or a DataFrame) as version ``snap + 1``
         with a transaction ``(app_id, version)``: through Delta's transaction when the session
         can drive it, else with the public append (see the module)."""
@@ -293,7 +305,9 @@ class DeltaSparkBackend:
             files = staged.files if isinstance(staged.files, list) else None
             return self.committer.commit(snap.version, files, None if files is not None else staged.files,
                                          app_id, user_metadata)
-        writer = (staged.files.write.format("delta").mode("append").option("txnAppId", app_id)
+        # Without the committer there is no local folder (see __init__), so stage_arrow wrote no files:
+        # the staged files are a DataFrame.
+        writer = (cast(DataFrame, staged.files).write.format("delta").mode("append").option("txnAppId", app_id)
                   .option("txnVersion", staged.version).option("userMetadata", user_metadata))
         try:
             writer.save(self.location) if self.by_path else writer.saveAsTable(self.location)
@@ -307,7 +321,7 @@ class DeltaSparkBackend:
             raise CommitConflict(f"version {staged.version} was written by another rebalance")
         return landed[0]
 
-    def discard(self, staged: Staged) -> None:
+    def discard(self, staged: Staged[SparkFiles]) -> None:
         """Delete the files the driver wrote for a commit that did not land (best effort)."""
         if isinstance(staged.files, list) and self.folder is not None:
             remove_files(self.folder, staged.files)
@@ -324,7 +338,7 @@ class DeltaSparkBackend:
         child.conf.set("spark.sql.sources.parallelPartitionDiscovery.parallelism", str(parallelism))
         return child
 
-    def delete_before(self, snap: Snapshot, cutoffs, metadata: Dict[str, object]) -> Optional[int]:
+    def delete_before(self, snap: Snapshot[SparkHandle], cutoffs, metadata: Dict[str, object]) -> Optional[int]:
         """``MERGE ... WHEN MATCHED THEN DELETE`` of rows with ``generation <= cutoff`` of their
         unit (the cutoffs, one small row per unit, collected first)."""
         source = cutoffs.toArrow()
@@ -359,7 +373,7 @@ class DeltaSparkBackend:
 
     # ------------------------------------------------------------------ history
 
-    def commit_metadata(self, snap: Snapshot, version: int) -> Optional[Dict[str, Any]]:
+    def commit_metadata(self, snap: Snapshot[SparkHandle], version: int) -> Optional[Dict[str, Any]]:
         """The ``spark_assign`` metadata of the commit of ``version``: the snapshot's newest commit
         needs no lookup; others are looked up among the commits since ``version`` (as many as
         were made when ``snap`` was taken), else in the whole history."""

@@ -27,7 +27,7 @@ import os
 import re
 import time
 import uuid
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -35,9 +35,12 @@ import pyarrow.compute as pc
 from ...errors import CommitConflict, InvalidInputError, StateTableError
 from ..backend import Snapshot, Staged, commit_entry
 from .damage import log_error
-from .files import (FILE_META_DDL, check_table, commit_info, data_files, read_units, remove_files, spark_assign_of,
+from .files import (FILE_META_DDL, FileMeta, check_table, commit_info, data_files, read_units, remove_files, spark_assign_of,
                     spark_only_features, staged_files, write_rows, write_task)
 from ..layout import ASSIGNMENTS, FORMAT_VERSION, PARTITION_COLUMN, TableKind, in_files, local_path
+
+if TYPE_CHECKING:
+    from deltalake import DeltaTable
 
 __all__ = ["EmbeddedBackend"]
 
@@ -115,7 +118,7 @@ class EmbeddedBackend:
             if not self.exists():                  # another writer may have created it first
                 raise StateTableError(f"cannot create the state table at {self.root}: {e}") from e
 
-    def snapshot(self, version: Optional[int] = None) -> Snapshot:
+    def snapshot(self, version: Optional[int] = None) -> Snapshot["DeltaTable"]:
         from deltalake import DeltaTable
         from deltalake.exceptions import DeltaError
 
@@ -127,7 +130,7 @@ class EmbeddedBackend:
             raise log_error(self.root, e, "delta-rs", version) from None     # one plain sentence, no Rust dump
         return Snapshot(dt.version(), dt)
 
-    def check(self, snap: Snapshot) -> None:
+    def check(self, snap: Snapshot["DeltaTable"]) -> None:
         """Refuse foreign schemas and protocols that raw parquet reads would get wrong."""
         check_table(snap.handle, self.root, self.kind)
         unsupported = spark_only_features(snap.handle)
@@ -135,10 +138,10 @@ class EmbeddedBackend:
             raise StateTableError(f"{self.root} uses Delta features the embedded engine cannot read: "
                                   f"{unsupported}; open it with delta-spark")
 
-    def missing_columns(self, snap: Snapshot) -> List[Tuple[str, str]]:
+    def missing_columns(self, snap: Snapshot["DeltaTable"]) -> List[Tuple[str, str]]:
         return self.kind.missing(f.name for f in pa.schema(snap.handle.schema().to_arrow()))
 
-    def upgrade(self, snap: Snapshot, metadata: Dict[str, object]) -> None:
+    def upgrade(self, snap: Snapshot["DeltaTable"], metadata: Dict[str, object]) -> None:
         """``ALTER TABLE ADD COLUMNS`` through delta-rs, as exactly version ``snap + 1``."""
         from deltalake import CommitProperties
         from deltalake.exceptions import CommitFailedError
@@ -154,7 +157,7 @@ class EmbeddedBackend:
 
     # ------------------------------------------------------------------ reads
 
-    def read(self, snap: Snapshot, commit_versions: Optional[Sequence[int]] = None,
+    def read(self, snap: Snapshot["DeltaTable"], commit_versions: Optional[Sequence[int]] = None,
              key: Optional[str] = None):
         """Rows of snapshot ``snap`` as a Spark DataFrame: all of them, those of some
         ``commit_version`` partitions, or (pruned by file statistics) one unit's."""
@@ -167,7 +170,7 @@ class EmbeddedBackend:
             rows = self.spark.read.schema(ddl).option("basePath", self.root).parquet(*uris).select(*self.kind.names)
         return rows if key is None else rows.where(rows[self.kind.key] == key)
 
-    def read_arrow(self, snap: Snapshot, commit_versions: Sequence[int], keys: Sequence[str],
+    def read_arrow(self, snap: Snapshot["DeltaTable"], commit_versions: Sequence[int], keys: Sequence[str],
                    columns: Sequence[str]) -> pa.Table:
         """``columns`` of the rows of the units ``keys`` in some ``commit_version`` partitions,
         read by the driver with pyarrow (no Spark job): for the few units of a small rebalance."""
@@ -175,7 +178,7 @@ class EmbeddedBackend:
 
     # ------------------------------------------------------------------ writes
 
-    def stage(self, rows, version: int, num_files: int) -> Staged:
+    def stage(self, rows, version: int, num_files: int) -> Staged[List[FileMeta]]:
         """Write ``rows`` as data files of ``commit_version=version`` from Spark tasks (one job);
         the tasks also report what the files hold (:class:`~.plan.Outcome`)."""
         self._check_executors_share_root()
@@ -184,16 +187,16 @@ class EmbeddedBackend:
         metas = in_files(rows, num_files, self.kind).mapInArrow(writer, FILE_META_DDL).collect()
         return staged_files(version, [m.asDict() for m in metas], self.kind)
 
-    def stage_arrow(self, rows: pa.Table, version: int) -> Staged:
+    def stage_arrow(self, rows: pa.Table, version: int) -> Staged[List[FileMeta]]:
         """Write ``rows`` (computed on the driver) as one data file of ``commit_version=version``,
         from the driver, with the same writer as :meth:`stage`'s tasks."""
         return write_rows(self.root, version, rows, self.kind)
 
-    def commit(self, snap: Snapshot, staged: Staged, app_id: str, metadata: Dict[str, object]) -> int:
+    def commit(self, snap: Snapshot["DeltaTable"], staged: Staged[List[FileMeta]], app_id: str, metadata: Dict[str, object]) -> int:
         """Commit the staged files as exactly ``snap.version + 1``, or raise :class:`CommitConflict`."""
         from deltalake import CommitProperties, Transaction
         from deltalake.exceptions import CommitFailedError
-        from deltalake.transaction import AddAction
+        from deltalake.transaction import AddAction, RemoveAction
 
         dt = snap.handle
         version = staged.version
@@ -202,8 +205,9 @@ class EmbeddedBackend:
         taken = dt.transaction_version(app_id)
         if taken is not None and taken >= version:
             raise CommitConflict(f"version {version} was already written by another rebalance")
-        adds = [AddAction(path=f["path"], size=int(f["size"]), partition_values={PARTITION_COLUMN: str(version)},
-                          modification_time=int(f["mtime"]), data_change=True, stats=f["stats"]) for f in staged.files]
+        adds: List[Union[AddAction, RemoveAction]] = [
+            AddAction(path=f["path"], size=int(f["size"]), partition_values={PARTITION_COLUMN: str(version)},
+                      modification_time=int(f["mtime"]), data_change=True, stats=f["stats"]) for f in staged.files]
         props = CommitProperties(
             max_commit_retries=0,
             custom_metadata={k: v if isinstance(v, str) else json.dumps(v) for k, v in metadata.items()},
@@ -215,11 +219,11 @@ class EmbeddedBackend:
             raise CommitConflict(str(e)) from e
         return version
 
-    def discard(self, staged: Staged) -> None:
+    def discard(self, staged: Staged[List[FileMeta]]) -> None:
         """Delete files of an attempt that was not committed (best effort)."""
         remove_files(self.root, staged.files)
 
-    def delete_before(self, snap: Snapshot, cutoffs, metadata: Dict[str, object]) -> Optional[int]:
+    def delete_before(self, snap: Snapshot["DeltaTable"], cutoffs, metadata: Dict[str, object]) -> Optional[int]:
         """Delete rows with ``generation <= cutoff`` of their unit, as version ``snap + 1`` exactly.
 
         ``cutoffs`` is a Spark DataFrame (the kind's key, ``cutoff``): one small row
@@ -259,7 +263,7 @@ class EmbeddedBackend:
         DeltaTable(self.root).vacuum(retention_hours=retention_hours, dry_run=False, enforce_retention_duration=True)
         return sum(1 for f in present if not os.path.exists(f))
 
-    def commit_metadata(self, snap: Snapshot, version: int) -> Optional[dict]:
+    def commit_metadata(self, snap: Snapshot["DeltaTable"], version: int) -> Optional[dict]:
         """The ``spark_assign`` metadata of the commit of ``version``, or None.
 
         Read from that version's log entry (one small JSON file); None when the

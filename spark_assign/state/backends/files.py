@@ -93,7 +93,7 @@ def write_task(root: str, version: int, tag: str, kind: TableKind = ASSIGNMENTS)
     return run
 
 
-def write_rows(root: str, version: int, rows: pa.Table, kind: TableKind = ASSIGNMENTS) -> Staged:
+def write_rows(root: str, version: int, rows: pa.Table, kind: TableKind = ASSIGNMENTS) -> Staged[List[FileMeta]]:
     """Write ``rows`` of ``kind`` (computed on the driver) as one data file of
     ``commit_version=version``, from the driver, with the same writer as the Spark tasks;
     staged for ``version``."""
@@ -102,7 +102,7 @@ def write_rows(root: str, version: int, rows: pa.Table, kind: TableKind = ASSIGN
     return staged_files(version, [m for batch in metas for m in batch.to_pylist()], kind)
 
 
-def staged_files(version: int, metas: List[dict], kind: TableKind = ASSIGNMENTS) -> Staged:
+def staged_files(version: int, metas: List[dict], kind: TableKind = ASSIGNMENTS) -> Staged[List[FileMeta]]:
     """The files the writers report, and the :class:`~.plan.Outcome` they hold together."""
     outcome = Outcome.of(kind)
     files = []
