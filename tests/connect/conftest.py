@@ -1,4 +1,10 @@
-"""The Spark tests again, on a Spark Connect session.
+"""The Spark tests again, on a Spark Connect session: the modules where Connect behaves differently.
+
+Connect has its own DataFrame class (the methods are attached to it), its own UDTF registration,
+its own exception types and its own Arrow collection; a test module runs here when what it
+checks goes through one of those: the DataFrame methods' jobs and errors, SQL registration and
+errors, and the state table's reads and writes. Modules that only vary inputs over the same
+calls (public cases, weights, scripts, retention) run on the classic session only.
 
 Classic and Connect sessions cannot share a Python process (pyspark switches
 its functions module to Connect columns process-wide), so this folder runs in

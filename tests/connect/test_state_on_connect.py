@@ -1,6 +1,6 @@
-"""The AssignmentTable tests of tests/state, collected again here with a Connect ``spark`` fixture:
-both compute paths (driver and Spark), bad input, reads and time travel on Spark Connect."""
+"""The AssignmentTable tests of tests/state where Spark Connect behaves differently, collected again
+here with a Connect ``spark`` fixture: both compute paths (driver and Spark), bad input, reads and
+time travel (test_table). Retention and weights run the same table code over the same reads and
+stay classic only."""
 
-from ..state.test_retention import *  # noqa: F401,F403
 from ..state.test_table import *  # noqa: F401,F403
-from ..state.test_weights import *  # noqa: F401,F403

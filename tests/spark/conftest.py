@@ -19,11 +19,14 @@ os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 
 
 @pytest.fixture(scope="session")
-def spark():
+def spark(tmp_path_factory):
     from spark_assign import local_session
 
+    # A warehouse of its own: catalog tables of two test processes (pytest -n 2) never meet.
+    warehouse = str(tmp_path_factory.mktemp("warehouse"))
     session = local_session(master="local[2]", app_name="spark-assign-tests", with_delta=False,
-                            **{"spark.sql.shuffle.partitions": "2", **session_conf()})
+                            **{"spark.sql.shuffle.partitions": "2", "spark.sql.warehouse.dir": warehouse,
+                               **session_conf()})
     yield session
 
 
