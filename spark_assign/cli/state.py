@@ -59,10 +59,11 @@ def read_state_rows(runtime: SparkRuntime, location: str, columns: Sequence[str]
     from ..state import AssignmentTable
 
     table = AssignmentTable(runtime.session(), location)
-    if table.engine == "embedded":
-        if not is_delta_table(table.path):
-            raise CliError(f"no state table called {location} (looked in {table.path})")
-        return _delta_rows(table.path, columns)
+    folder = table.driver_folder
+    if folder is not None:
+        if not is_delta_table(folder):
+            raise CliError(f"no state table called {location} (looked in {folder})")
+        return _delta_rows(folder, columns)
     rows = runtime.session().read.format("delta").load(table.path)
     return rows.select(*[c for c in columns if c in rows.columns]).toPandas()
 
@@ -78,9 +79,9 @@ def _columns_and_path(runtime: SparkRuntime, location: str):
         from ..state import AssignmentTable
 
         table = AssignmentTable(runtime.session(), location)
-        if table.engine != "embedded":
+        path = table.driver_folder
+        if path is None:
             return runtime.session().read.format("delta").load(table.path).columns, None
-        path = table.path
     try:
         return DeltaTable(path).schema().to_arrow().names, path
     except DeltaError:

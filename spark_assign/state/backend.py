@@ -110,6 +110,12 @@ class StateBackend(Protocol[Handle, Files]):
         """The table's directory: a local path or a URI (heads live beside its ``_delta_log``)."""
         ...
 
+    @property
+    def driver_folder(self) -> Optional[str]:
+        """The folder the driver reads the whole table from with delta-rs, without Spark (embedded:
+        the table's folder), or None when the table is read through Spark (delta-spark)."""
+        ...
+
     def exists(self) -> bool:
         """Whether a Delta table is there (an empty or missing directory is not one)."""
         ...

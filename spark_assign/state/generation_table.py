@@ -159,6 +159,12 @@ class GenerationTable:
         """The table's directory."""
         return self._backend.root
 
+    @property
+    def driver_folder(self) -> Optional[str]:
+        """The folder the driver can read the whole table from without Spark, or None (see
+        :attr:`~spark_assign.state.backend.StateBackend.driver_folder`)."""
+        return self._backend.driver_folder
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.location!r}, engine={self.engine!r})"
 

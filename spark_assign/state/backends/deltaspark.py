@@ -138,6 +138,11 @@ class DeltaSparkBackend:
         return DeltaTable.forPath(spark, self.location) if self.by_path else DeltaTable.forName(spark, self.location)
 
     @property
+    def driver_folder(self) -> Optional[str]:
+        """None: whole-table reads go through Spark (the table may use features delta-rs lacks)."""
+        return None
+
+    @property
     def root(self) -> str:
         """The table's directory (heads live beside its log)."""
         if self.by_path:

@@ -99,6 +99,11 @@ class EmbeddedBackend:
 
     # ------------------------------------------------------------------ table
 
+    @property
+    def driver_folder(self) -> Optional[str]:
+        """The table's folder: delta-rs reads it on the driver."""
+        return self.root
+
     def exists(self) -> bool:
         from deltalake import DeltaTable
 
