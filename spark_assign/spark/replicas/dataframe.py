@@ -188,8 +188,8 @@ def check_options(method: object, replication_factor: object, seed: object, star
     rf = None if replication_factor is None else check_count(replication_factor, "replication_factor", minimum=1)
     checked_seed = check_seed(seed)
     if checked_seed is None:
-        raise InvalidInputError("seed must be an integer: rows must not change when Spark retries a task",
-                                column="seed", rows=[seed])
+        raise InvalidInputError("seed must be an integer: a placement must be reproducible (Spark may retry a "
+                                "task, a rebalance may run again)", column="seed", rows=[seed])
     fixed = None if start_index is None else check_count(start_index, "start_index")
     if rack_aware is not None and rack_aware not in RACK_AWARE_MODES:
         raise InvalidInputError(f"rack_aware must be one of {', '.join(RACK_AWARE_MODES)} or None, "

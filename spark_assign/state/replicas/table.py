@@ -33,11 +33,10 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from ...core.java.limits import check_count
-from ...core.replicas.model import RACK_AWARE_MODES, check_seed
 from ...core.replicas.api import get_replica_method
 from ...errors import InvalidInputError
 from ...progress import Stages
+from ...spark.replicas.dataframe import check_options
 from ..backend import Snapshot
 from ..generation_table import REBALANCE_STAGES, Computed, GenerationTable, Rebalance, check_loop_arguments, data_errors
 from ..heads import heads_at
@@ -146,20 +145,17 @@ class ReplicaTable(GenerationTable):
             raise InvalidInputError(f"method places topics that have no replicas yet; {chosen.name!r} needs a "
                                     "previous placement: use reassign=", column="method", rows=[method])
         again = None if reassign is None else get_replica_method(reassign).name
-        rf = None if replication_factor is None else check_count(replication_factor, "replication_factor", 1)
-        if check_seed(seed) is None:
-            raise InvalidInputError("seed must be an integer: a rebalance must be reproducible", column="seed",
-                                    rows=[seed])
-        if rack_aware is not None and rack_aware not in RACK_AWARE_MODES:
-            raise InvalidInputError(f"rack_aware must be one of {', '.join(RACK_AWARE_MODES)} or None, got "
-                                    f"{rack_aware!r}", column="rack_aware", rows=[rack_aware])
+        # The same checks as assign_replicas' (one home for the replica options).
+        options = check_options(chosen.name, replication_factor, seed, start_index, rack_aware, has_previous=False,
+                                previous_hint="reassign=")
         check_loop_arguments(num_files, max_attempts, force)
         for name, frame in (("topics", topics), ("brokers", brokers)):
             if not isinstance(frame, DataFrame):
                 raise InvalidInputError(f"{name} must be a DataFrame, got {type(frame).__name__}", column=name)
         if KEY not in topics.columns and KEY not in brokers.columns:
             topics, brokers = (df.withColumn(KEY, F.lit("default")) for df in (topics, brokers))
-        settings = PlacementSettings(chosen.name, again, rf, int(seed), start_index, rack_aware)
+        settings = PlacementSettings(chosen.name, again, options.replication_factor, options.seed,
+                                     options.start_index, options.rack_aware)
         settings.check(topics, brokers)                        # schemas and arguments, no job
         return _Request(topics, brokers, settings, num_files, max_attempts, force)
 
