@@ -48,9 +48,9 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Dict, Iterator, List, Mapping, Optional, Tuple, Union, cast
 
-from .core.java.limits import check_count
+from .core.java.limits import is_int
 from .errors import InvalidInputError
 
 __all__ = ["Scenario", "ScenarioMember", "Event", "Generation", "generate", "SUBSCRIPTION_MODES", "LAG_MODES",
@@ -368,4 +368,6 @@ def _check_topic_counts(topics: Mapping[str, int]) -> Dict[str, int]:
 
 
 def _check_count(name: str, value: object) -> None:
-    check_count(value, name, maximum=None)
+    # Not check_count: the CLI adds the value to a scenario error itself ("bad scenario: ..., got -1").
+    if not is_int(value) or cast(int, value) < 0:
+        raise InvalidInputError(f"{name} must be a non-negative integer", column=name, rows=[value])
