@@ -56,6 +56,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 import numpy as np
 import pyarrow as pa
 
+from ..java.limits import is_int
 from ...errors import InvalidInputError, UnknownStrategyError
 
 __all__ = [
@@ -81,10 +82,6 @@ _TWO32 = 1 << 32
 # Argument checks
 # ---------------------------------------------------------------------------
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
 def check_partition_counts(num_partitions: Any) -> Dict[str, int]:
     """``num_partitions`` checked: a mapping of non-empty topic names to counts in 1..2**31-1.
 
@@ -100,7 +97,7 @@ def check_partition_counts(num_partitions: Any) -> Dict[str, int]:
         if not isinstance(topic, str) or not topic:
             raise InvalidInputError(f"num_partitions: topic names must be non-empty strings, got {topic!r}",
                                     column="num_partitions", rows=[topic])
-        if not _is_int(count) or not 1 <= count <= _INT32_MAX:
+        if not is_int(count) or not 1 <= count <= _INT32_MAX:
             raise InvalidInputError(f"num_partitions: topic {topic!r} needs a partition count in "
                                     f"1..2147483647, got {count!r}", column="num_partitions",
                                     rows=[(topic, count)])
@@ -146,7 +143,7 @@ def _check_available(available: Any, counts: Dict[str, int]) -> Dict[str, np.nda
 
 
 def _positive_limit(name: str, value: Any) -> int:
-    if not _is_int(value) or value < 1:
+    if not is_int(value) or value < 1:
         raise InvalidInputError(f"{name} must be a positive integer, got {value!r}", column=name, rows=[value])
     return int(value)
 
@@ -228,7 +225,7 @@ class RoundRobinPartitioner:
         starts = start if isinstance(start, Mapping) else {t: start for t in self.counts}
         self.counters: Dict[str, int] = {}
         for topic, value in starts.items():
-            if not _is_int(value) or not -_TWO31 <= value < _TWO31:
+            if not is_int(value) or not -_TWO31 <= value < _TWO31:
                 raise InvalidInputError(f"start must be a 32-bit integer (Kafka's AtomicInteger counter), "
                                         f"got {value!r}", column="start", rows=[(topic, value)])
             self.counters[topic] = int(value)
@@ -350,7 +347,7 @@ class StickyPartitioner:
                                      batch_bytes if self.by_bytes else batch_records)
         if mode not in STICKY_MODES:
             raise UnknownStrategyError(mode, STICKY_MODES, kind="mode")
-        if not _is_int(seed) or seed < 0:
+        if not is_int(seed) or seed < 0:
             raise InvalidInputError(f"seed must be a non-negative integer, got {seed!r}", column="seed", rows=[seed])
         self.mode, self.seed, self.draws = mode, int(seed), draws
         self.states: Dict[str, _TopicState] = {}
@@ -481,7 +478,7 @@ class StickyPartitioner:
     def _kafka_random(self) -> int:
         assert self.draws is not None
         value = self.draws()
-        if not _is_int(value) or not 0 <= value <= _INT32_MAX:
+        if not is_int(value) or not 0 <= value <= _INT32_MAX:
             raise InvalidInputError(f"draws must return non-negative 32-bit ints (Utils.toPositive values), "
                                     f"got {value!r}", column="draws", rows=[value])
         return int(value)
