@@ -1,18 +1,18 @@
 """What a rebalance recomputes, and what it leaves behind: fingerprints, the plan, the outcome, the heads.
 
-The driver-side bookkeeping of :meth:`AssignmentTable.rebalance`, kept small
-in Spark jobs:
+The driver-side bookkeeping both state tables share, kept small in Spark
+jobs. Each table kind hashes its own input rows (an assignment table's
+subscriptions in :func:`.consumer.changes.plan`, a replica table's clusters in
+:mod:`.replicas.table`); what follows is the same for every kind:
 
-* :func:`plan` hashes each group's inputs (the only pass over all
-  subscriptions), compares them with the heads and brings the *changed*
-  groups to the driver (id, fingerprint, head) with the fleet's group count,
-  in one query. Its second half, :func:`changed_units`, takes one text per
-  input row of any table kind (a replica table's clusters hash their topic
-  and broker rows the same way). Every later step selects those groups with constants in the
-  query plan (no Spark job to broadcast them; a broadcast join past
-  :data:`LITERAL_GROUPS`), reads only the partitions holding their latest
-  generations, and needs no further count;
-* :class:`Outcome` is what the written generation holds per group (its new
+* :func:`changed_units` takes one text per input row, compares each unit's
+  fingerprint with its head and brings the *changed* units to the driver
+  (id, fingerprint, head) with the fleet's unit count, in one query. Every
+  later step selects those units with constants in the query plan (no Spark
+  job to broadcast them; a broadcast join past :data:`LITERAL_GROUPS`), reads
+  only the partitions holding their latest generations, and needs no
+  further count;
+* :class:`Outcome` is what the written generation holds per unit (its new
   generation, a pending transfer) and the status counts; the embedded
   engine's file-writing tasks report it, so it costs no job of its own;
 * the heads the next version gets from the plan and the outcome are built in
@@ -34,10 +34,9 @@ from pyspark.sql import functions as F
 from ..errors import EmptyInputWarning, InvalidInputError, MissingTopicWarning, NegativeGenerationWarning
 from ..schema import STATUSES
 from ..spark.inputs import local_frame
-from ..spark.consumer.wire import with_topic_metadata
 from .layout import ASSIGNMENTS, PARTITION_COLUMN, TableKind
 
-__all__ = ["ChangedGroup", "Plan", "Outcome", "plan", "changed_units", "outcome_of", "only_groups", "only_heads",
+__all__ = ["ChangedGroup", "Plan", "Outcome", "changed_units", "outcome_of", "only_groups", "only_heads",
            "with_fingerprints", "with_unit_values", "in_groups", "warn_about_input", "ids_frame", "sql_string", "LITERAL_GROUPS", "FIELD_SEP", "NULL_MARK"]
 
 
@@ -139,45 +138,6 @@ class Outcome:
             per_unit.column(kind.key).to_pylist(), per_unit.column("generation_max").to_pylist(), unowned)}
         counts = pc.value_counts(rows.column("status"))
         self.add(groups, dict(zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist())))
-
-
-def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy: str, force: bool,
-         topic_counts: Optional[Mapping[str, int]] = None, key: Optional[str] = None) -> Plan:
-    """The groups to recompute: new ones, those whose input fingerprint or strategy changed,
-    those waiting for a cooperative transfer, or all when ``force``.
-
-    One query, two Spark jobs (see :func:`changed_units`). ``partitions`` (the
-    rows a group's new generation will have) is bounded from above: the sum,
-    over the group's subscription rows, of the topic's partitions (exact when
-    each topic has one subscriber; at most the member count times too high).
-    It sizes the work: the driver path, tasks, files.
-
-    A group's fingerprint covers everything its assignment depends on: per
-    subscription row the member, topic, static id, rack, claimed partitions
-    and claim generation, the topic's partition count, metadata rows and
-    replica racks; plus the strategy. ``topic_counts``: the topics as a checked
-    dict, when given so (see :func:`~spark_assign.spark.consumer.wire.with_topic_metadata`).
-    ``key``: what the fingerprint hashes for the strategy (default its name; the
-    load-aware strategies add their knobs, see :func:`.load.fingerprint_key`). Weights
-    are not in it: they change every run (see :mod:`.load`).
-    """
-    # Written as SQL text: one call into the JVM per expression instead of one per function.
-    present = set(subscriptions.columns)
-    fields = [f"coalesce(cast(`{c}` AS string), '{NULL_MARK}')" if c in present else "''"
-              for c in ("member_id", "topic", "group_instance_id", "rack", "generation")]
-    fields.append(f"coalesce(array_join(cast(array_sort(owned_partitions) AS array<string>), ','), '{NULL_MARK}')"
-                  if "owned_partitions" in present else "''")
-    fields += ["coalesce(cast(_num_partitions AS string), '?')", "cast(_metadata_rows AS string)",
-               "coalesce(_racks, '')"]
-    odd_generation = "CASE WHEN generation < -1 THEN 1 END" if "generation" in present else "CAST(NULL AS int)"
-    rows = with_topic_metadata(subscriptions, topics, topic_counts, racks=True).selectExpr(
-        "group_id", f"concat_ws('{FIELD_SEP}', {', '.join(fields)}) AS _text",
-        "greatest(coalesce(_num_partitions, 0), 0) AS _n",
-        # missing: no count, or 0 (a negative count is an input error, raised by the compute stage)
-        "CASE WHEN topic IS NOT NULL AND coalesce(_num_partitions, 0) = 0 THEN topic END AS _missing",
-        f"{odd_generation} AS _odd_generation")
-    also = f"coalesce(_pending, false) OR _strategy != {sql_string(strategy)}"
-    return changed_units(rows, heads, key or strategy, force, also)
 
 
 def changed_units(rows: DataFrame, heads: DataFrame, salt: str, force: bool, also_changed: str = "false",

@@ -1,6 +1,6 @@
 """Load-aware rebalances of a state table: weights change every run, fingerprints do not see them.
 
-A group's input fingerprint (:func:`.plan.plan`) covers its members, topics and
+A group's input fingerprint (:func:`.changes.plan`) covers its members, topics and
 claims, and, for a load-aware strategy, its knobs (:func:`fingerprint_key`); not
 its weights, which change every run (lag), or every group would be recomputed
 every run. Instead, after the plan, :func:`load_replans` looks at the groups the

@@ -8,7 +8,7 @@ replica table. What is the assignments' own:
   topics, static ids, racks, claims, partition counts and replica racks) and
   the strategy (with a load-aware strategy's knobs); a group with a
   cooperative transfer pending, or whose strategy changed, is recomputed too
-  (see :func:`.plan.plan`). With weights and a load-aware strategy, the
+  (see :func:`.changes.plan`). With weights and a load-aware strategy, the
   groups left alone whose latest generation is too unbalanced under the new
   weights join them (weights are not in the fingerprint; see :mod:`.load`);
 * ``compute``: ``assign_partitions`` on the changed groups only, with their
@@ -34,7 +34,8 @@ from .compute import rows_in_driver, rows_in_spark
 from ..generation_table import REBALANCE_STAGES, Computed, GenerationTable, Rebalance, TableState, data_errors
 from ..layout import ASSIGNMENTS
 from .load import check_weights, load_replans, settle
-from ..plan import Outcome, Plan, plan
+from ..plan import Outcome, Plan
+from .changes import plan
 from .request import Request, Topics, make_request
 
 __all__ = ["AssignmentTable", "Rebalance", "TableState"]
@@ -126,7 +127,7 @@ class AssignmentTable(GenerationTable):
             return self._generations(request, stages)
 
     def _plan(self, request: Request, heads: DataFrame, snap: Optional[Snapshot]) -> Plan:
-        """The groups to recompute (:func:`.plan.plan`), with the groups the plan left alone whose
+        """The groups to recompute (:func:`.changes.plan`), with the groups the plan left alone whose
         load under the new weights exceeds the threshold (:func:`.load.load_replans`) as
         ``replanned``."""
         todo = plan(request.subscriptions, request.topic_df, heads, request.strategy, request.force,
