@@ -257,7 +257,9 @@ def _write_json(ctx, target: str, moves: List[Replicas]) -> None:
         f.write(text + "\n")
     ctx.print()
     ctx.print(f"Reassignment of {len(moves)} partitions: {path}")
-    ctx.print(f"  kafka-reassign-partitions --bootstrap-server HOST:9092 --execute --reassignment-json-file {path}")
+    # Apache Kafka's distribution names the tool with .sh (bin/), packaged builds (Confluent) without.
+    ctx.print(f"  kafka-reassign-partitions.sh --bootstrap-server HOST:9092 --execute --reassignment-json-file {path}")
+    ctx.print("  (kafka-reassign-partitions without .sh where Kafka is installed as a package, such as Confluent's)")
 
 
 # ---------------------------------------------------------------------------- history

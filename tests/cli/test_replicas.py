@@ -45,6 +45,9 @@ def test_a_placement_from_inline_flags_is_the_engines_and_its_json_is_kafkas(cli
     assert out.read_text(encoding="utf-8").strip() == format_reassignment(proposed)
     assert json.loads(out.read_text(encoding="utf-8"))["partitions"][0]["log_dirs"] == ["any", "any"]
     assert sum(r for r, _ in brokers(run.out).values()) == 18
+    # The command to run it, under the Apache distribution's name and the packaged one.
+    assert f"kafka-reassign-partitions.sh --bootstrap-server HOST:9092 --execute --reassignment-json-file {out}" \
+        in run.out and "kafka-reassign-partitions without .sh" in run.out
 
 
 def test_a_reassignment_of_kafkas_current_assignment_lists_only_what_changes(cli, tmp_path):
