@@ -83,8 +83,10 @@ def local_session(
     app_name:
         The application name.
     remote:
-        Start a local Spark Connect server and return a Connect session
-        (needs the ``pyspark[connect]`` extras).
+        Start a local Spark Connect server in this process, on a free port, and return a
+        Connect session connected to it (see :mod:`spark_assign.spark.connect`; one line on
+        stderr names its address). Choose the port with
+        ``**{"spark.connect.grpc.binding.port": "15010"}``.
     with_delta:
         Configure Delta Lake's SQL extension and catalog. ``None`` (default)
         does so when delta-spark jars are on Spark's classpath or in the
@@ -113,22 +115,29 @@ def local_session(
         if folder:
             settings["spark.jars"] = ",".join(folder)
     settings.update({k: str(v) for k, v in conf.items()})
-    if quiet and not remote:
+    if quiet:
         settings[JAVA_OPTIONS] = _with_quiet_logging(settings.get(JAVA_OPTIONS, ""))
-    builder = SparkSession.builder.appName(app_name)
-    builder = builder.remote(master) if remote else builder.master(master)
+        for name in QUERY_CONTEXT_LOGGERS:
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+    if remote:
+        from .connect import start_local_connect
+
+        return start_local_connect(master, {"spark.app.name": app_name, **settings},
+                                   _quiet_jvm if quiet else lambda host: None)
+    builder = SparkSession.builder.appName(app_name).master(master)
     for key, value in settings.items():
-        if remote and key.startswith("spark.driver."):
-            continue
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     if quiet:
-        for name in QUERY_CONTEXT_LOGGERS:
-            logging.getLogger(name).setLevel(logging.CRITICAL)
-    if quiet and not remote:
-        spark.sparkContext.setLogLevel("ERROR")
-        _quiet_task_failures(spark)
+        _quiet_jvm(spark)
     return spark
+
+
+def _quiet_jvm(spark) -> None:
+    """ERROR level for the classic session ``spark`` (or a Connect server's host), and no
+    stacks of failed tasks (see :data:`TASK_FAILURE_LOGGERS`)."""
+    spark.sparkContext.setLogLevel("ERROR")
+    _quiet_task_failures(spark)
 
 
 #: The driver JVM's options, where :func:`local_session` names its logging configuration.
