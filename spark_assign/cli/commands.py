@@ -213,6 +213,8 @@ def cmd_rebalance(args, ctx: Context) -> int:
              ("partitions new", s.get("new", 0)), ("partitions kept", s.get("kept", 0)),
              ("partitions moved", s.get("partitions_moved", 0)), ("partitions revoked (pending)", s.get("revoked", 0)),
              ("transfers completed", s.get("assigned", 0)),
+             (f"partitions paused ({get_strategy(strategy).rebalance_protocol} protocol)",
+              get_strategy(strategy).paused(s.get("kept", 0), s.get("partitions_moved", 0), s.get("revoked", 0))),
              ("spread, worst group", int(spreads.max()) if len(spreads) else 0),
              ("spread, mean", round(float(spreads.mean()), 2) if len(spreads) else 0.0),
              ("commit attempts", s.get("attempts", 1)), ("time", format_seconds(seconds))]
@@ -222,9 +224,11 @@ def cmd_rebalance(args, ctx: Context) -> int:
     figures = figures.assign(_movement=figures["moved"] + figures["revoked"])
     figures = figures.sort_values(["_movement", "group_id"], ascending=[False, True], kind="stable")
     shown = figures if args.limit == 0 else figures.head(args.limit)
-    headers = ["group", "generation", "members", "partitions", "kept", "moved", "revoked", "assigned", "new",
-               "spread"]
-    rows = [[r.group_id, int(r.generation), _int(r.members), int(r.partitions), int(r.kept), int(r.moved),
+    headers = ["group", "generation", "members", "partitions", "paused", "kept", "moved", "revoked", "assigned",
+               "new", "spread"]
+    pause = get_strategy(strategy).paused
+    rows = [[r.group_id, int(r.generation), _int(r.members), int(r.partitions),
+             int(pause(int(r.kept), int(r.moved), int(r.revoked))), int(r.kept), int(r.moved),
              int(r.revoked), int(r.assigned), int(r.new), _int(r.spread)] for r in shown.itertuples(index=False)]
     ctx.print()
     more = f", {len(shown)} of {len(figures)} shown (most movement first)" if len(shown) < len(figures) else ""
@@ -264,11 +268,11 @@ def cmd_history(args, ctx: Context) -> int:
         raise CliError(f"no group {args.group!r} in {args.table}")
     # Steps count the fleet's rebalance rounds: read from the whole table, as the report does.
     gm = group_metrics(frame, steps=read_steps(ctx.runtime, args.table)).sort_values("generation")
-    headers = ["generation", "step", "strategy", "committed (UTC)", "members", "partitions", "kept", "moved",
-               "revoked", "assigned", "new", "spread"]
+    headers = ["generation", "step", "strategy", "committed (UTC)", "members", "partitions", "paused", "kept",
+               "moved", "revoked", "assigned", "new", "spread"]
     rows = [[int(r.generation), step_label(r.step, r.follow_up), r.strategy, _stamp(r.committed_at),
-             int(r.members), int(r.partitions), int(r.kept), int(r.moved), int(r.revoked), int(r.assigned),
-             int(r.new), int(r.spread)] for r in gm.itertuples(index=False)]
+             int(r.members), int(r.partitions), int(r.paused), int(r.kept), int(r.moved), int(r.revoked),
+             int(r.assigned), int(r.new), int(r.spread)] for r in gm.itertuples(index=False)]
     ctx.print(format_table(headers, rows, title=f"Group {args.group}: {len(rows)} generations"))
     ctx.print()
     for line in legend_lines(figures=("step", "members")):

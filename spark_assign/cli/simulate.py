@@ -253,6 +253,12 @@ class StepResult:
         """A count of the table's summary (0 when absent)."""
         return int(self.summary.get(key, 0) or 0)
 
+    @property
+    def paused(self) -> int:
+        """Partitions not consumed during this rebalance (:meth:`~spark_assign.core.consumer.registry.Strategy.paused`)."""
+        return int(get_strategy(self.strategy).paused(self.get("kept"), self.get("partitions_moved"),
+                                                      self.get("revoked")))
+
 
 def events_text(gen: Generation, scenario: Optional[Scenario] = None) -> str:
     """What happened before ``gen``: ``start``, or ``20 joins, 10 leaves, +2 partitions``; with the
@@ -390,12 +396,13 @@ def _progress_line(r: StepResult, total: int) -> str:
     if r.version is None:
         return f"{label} {r.strategy}: nothing changed, no commit ({format_seconds(r.seconds)})"
     return (f"{label} {r.strategy}: {r.get('groups_recomputed')}/{r.groups} groups recomputed, "
-            f"{r.get('partitions_moved')} moved, {r.get('revoked')} revoked, {r.get('assigned')} assigned, "
+            f"{r.paused} paused, {r.get('partitions_moved')} moved, {r.get('revoked')} revoked, "
+            f"{r.get('assigned')} assigned, "
             f"spread {r.spread_max if r.spread_max is not None else '-'} -> version {r.version} "
             f"({format_seconds(r.seconds)})")
 
 
-SUMMARY_HEADERS = ["gen", "strategy", "events", "version", "recomputed", "moved", "revoked", "assigned",
+SUMMARY_HEADERS = ["gen", "strategy", "events", "version", "recomputed", "paused", "moved", "revoked", "assigned",
                    "new", "kept", "spread max", "spread mean", "time"]
 #: With weights, the summary adds these before ``time``.
 LOAD_HEADERS = ["imbalance max", "vs bound max", "weight moved"]
@@ -418,7 +425,7 @@ def summary_table(results: Sequence[StepResult]) -> str:
     loads = any(r.imbalance_max is not None for r in results)
     for r in results:
         rows.append([r.generation, r.strategy, r.events, r.version,
-                     f"{r.get('groups_recomputed')}/{r.groups}", r.get("partitions_moved"), r.get("revoked"),
+                     f"{r.get('groups_recomputed')}/{r.groups}", r.paused, r.get("partitions_moved"), r.get("revoked"),
                      r.get("assigned"), r.get("new"), r.get("kept"), r.spread_max, r.spread_mean]
                     + ([r.imbalance_max, r.bound_max,
                         None if r.weight_moved is None else f"{100 * r.weight_moved:.1f}%"] if loads else [])

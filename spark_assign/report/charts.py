@@ -168,6 +168,8 @@ def _overview(colours: Colours, moves: str, balance: str, members: str, groups: 
 
 #: (column of :func:`strategy_totals`, label, lower is better?)
 COMPARISONS: List[Tuple[str, str, bool]] = [
+    ("paused", "Partitions paused (eager: all the group owned)", True),
+    ("paused_per_rebalance", "Paused per rebalance", True),
     ("movement", "Partitions moved or revoked", True),
     ("movement_per_rebalance", "Moved or revoked per rebalance", True),
     ("assigned", "Transfers completed (assigned)", False),
@@ -185,7 +187,8 @@ def strategy_totals(m: pd.DataFrame, gm: pd.DataFrame) -> pd.DataFrame:
     ``rebalances`` counts group rebalances for a change of inputs (one per
     group and step), ``follow_ups`` the cooperative follow-ups apart, so
     ``movement_per_rebalance`` (moved + revoked per rebalance) compares
-    strategies per step and not per round trip.
+    strategies per step and not per round trip; ``paused`` (and per rebalance)
+    counts what consumers stopped reading (see :func:`.consumer.metrics.paused`).
 
     Example::
 
@@ -195,11 +198,13 @@ def strategy_totals(m: pd.DataFrame, gm: pd.DataFrame) -> pd.DataFrame:
     by = gm.groupby("strategy", sort=True)
     out = by.agg(groups=("group_id", "nunique"), steps=("step", "nunique"),
                  generations=("group_id", "size"), follow_ups=("_follow", "sum"), moved=("moved", "sum"),
-                 revoked=("revoked", "sum"), assigned=("assigned", "sum"), spread_mean=("spread", "mean"),
+                 revoked=("revoked", "sum"), assigned=("assigned", "sum"), paused=("paused", "sum"),
+                 spread_mean=("spread", "mean"),
                  spread_max=("spread", "max"), members_mean=("members", "mean"))
     out["rebalances"] = out["generations"] - out["follow_ups"]
     out["movement"] = out["moved"] + out["revoked"]
     out["movement_per_rebalance"] = out["movement"] / out["rebalances"].clip(lower=1)
+    out["paused_per_rebalance"] = out["paused"] / out["rebalances"].clip(lower=1)
     return out
 
 

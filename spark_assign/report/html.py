@@ -66,7 +66,7 @@ _HEADING_TITLES = {
     "Members (mean)": FIGURE_MEANINGS["members"], "Members (max)": FIGURE_MEANINGS["members"],
     "Spread": FIGURE_MEANINGS["spread"], "Worst spread": FIGURE_MEANINGS["spread"],
     "Spread (mean)": FIGURE_MEANINGS["spread"], "Spread (worst)": FIGURE_MEANINGS["spread"],
-    "Rebalances": FIGURE_MEANINGS["rebalances"],
+    "Rebalances": FIGURE_MEANINGS["rebalances"], "Paused": FIGURE_MEANINGS["paused"],
     "Follow-ups": "cooperative follow-ups: rebalances that only complete the transfers of the one before",
 }
 
@@ -106,7 +106,8 @@ def _header(title: str, fleet: Dict[str, Any], colours: Dict[str, str]) -> str:
         when = f" \u00b7 committed {first}" + (f" to {last}" if last != first else "")
     kpis = [("Strategies", len(fleet["strategies"])), ("Groups", fleet["groups"]),
             ("Steps", len(steps)), ("Partitions now", fleet["partitions"]),
-            ("Members now", fleet["members"]), ("Partitions moved", fleet["moved"]),
+            ("Members now", fleet["members"]), ("Partitions paused", fleet["paused"]),
+            ("Partitions moved", fleet["moved"]),
             ("Revoked (pending)", fleet["revoked"]), ("Transfers completed", fleet["assigned"])]
     cards = "".join(f'<div class="kpi" data-kpi="{escape(label)}"><div class="value">{fmt(v)}</div>'
                     f'<div class="label">{escape(label)}</div></div>' for label, v in kpis)
@@ -132,7 +133,9 @@ def _comparison(totals: pd.DataFrame, colours: Dict[str, str], comparisons: List
              f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
     return (f'<section id="compare"><h2>Strategies compared</h2><div class="charts">'
             f'{compare_figure(totals, colours, comparisons)}<div>{table}<p class="note">\u2605 marks the lowest '
-            f'movement, spread and load figures. Totals over every step each strategy ran; a rebalance is one group\u2019s rebalance '
+            f'pause, movement, spread and load figures. Paused: partitions not consumed during a rebalance; an '
+            f'eager strategy pauses every partition a group owned, a cooperative one only those changing owner. '
+            f'Totals over every step each strategy ran; a rebalance is one group\u2019s rebalance '
             f'for a change of its inputs, its cooperative follow-ups are counted apart.</p></div></div></section>')
 
 
@@ -156,15 +159,16 @@ def _groups(summary: pd.DataFrame, gm: pd.DataFrame, colours: Dict[str, str], to
             f'<td data-sort="{escape(r.strategy)}">{_chip(r.strategy, colours)}</td>'
             f'<td><a href="#{_anchor(r.strategy, r.group_id)}" class="mono">{escape(r.group_id)}</a></td>'
             + "".join(num_cell(getattr(r, c)) for c in ("rebalances", "members", "partitions", "spread",
-                                                      "worst_spread", "moved", "revoked", "assigned", "movement",
-                                                      "follow_ups"))
+                                                      "worst_spread", "paused", "moved", "revoked", "assigned",
+                                                      "movement", "follow_ups"))
             + f'<td data-sort="{r.movement}">{spark}</td></tr>')
     headers = ["Strategy", "Group", "Rebalances", "Members", "Partitions", "Spread", "Worst spread",
-               "Moved", "Revoked", "Assigned", "Movement", "Follow-ups", "History"]
-    numeric = [False, False] + [True] * 10 + [False]
+               "Paused", "Moved", "Revoked", "Assigned", "Movement", "Follow-ups", "History"]
+    numeric = [False, False] + [True] * 11 + [False]
     note = (f"The {len(shown)} groups with the most partitions moved or revoked over all steps"
             + (f", of {fmt(len(summary))}." if len(summary) > len(shown) else ".")
-            + " Movement = moved + revoked. Rebalances are the group\u2019s rebalances for a change of its"
+            + " Movement = moved + revoked; paused = partitions not consumed during the group\u2019s"
+            " rebalances (eager strategies: all it owned). Rebalances are the group\u2019s rebalances for a change of its"
             " inputs; its cooperative follow-ups are counted apart. Members, partitions and spread are those of"
             " the latest generation; history shows movement per step and follow-up. Click a heading to sort.")
     return (f'<section id="groups"><h2>Groups with the most movement</h2><p class="note">{escape(note)}</p>'

@@ -14,9 +14,9 @@ __all__ = ["STATUS_MEANINGS", "FIGURE_MEANINGS", "LOAD_NOTE", "step_label", "leg
 
 #: What each status of a partition row means (the counts ``new``, ``kept``, ... count rows).
 STATUS_MEANINGS: Dict[str, str] = {
-    "new": "no previous owner: a first assignment, a partition added, or one of a member that left",
+    "new": "no previous owner: a first assignment or a partition added",
     "kept": "the same owner as in the group's previous generation",
-    "moved": "given to another member at once",
+    "moved": "given to another member at once, including the partitions of a member that left",
     "revoked": "taken from its owner and pending: no owner until the follow-up rebalance (cooperative)",
     "assigned": "a revoked partition handed to its new owner by the follow-up: a transfer completed "
                 "(not the number of partitions assigned)",
@@ -36,6 +36,10 @@ FIGURE_MEANINGS: Dict[str, str] = {
                "members receiving one in the step's follow-up; an old id of a restarted static member is not one",
     "spread": "most minus fewest partitions per member of a group; a pending partition counts for nobody",
     "rebalances": "a group's rebalances for a change of its inputs; its follow-ups are counted apart",
+    "paused": "partitions not consumed during the rebalance: with an eager strategy (range, roundrobin, "
+              "sticky, load-aware) every partition the group owned, since each member gives up everything "
+              "when it rejoins; with cooperative-sticky and KIP-848's uniform and server-range only the "
+              "partitions changing owner (moved, revoked)",
 }
 
 
@@ -65,5 +69,6 @@ def legend_lines(width: int = 100, figures: Sequence[str] = ()) -> List[str]:
     for name in figures:
         lines += textwrap.wrap(f"{name}: {FIGURE_MEANINGS[name]}.", width=width)
     parts = [f"{name} = {text}" for name, text in STATUS_MEANINGS.items()]
+    parts.append(f"paused = {FIGURE_MEANINGS['paused']}")
     parts.append(f"spread = {FIGURE_MEANINGS['spread']}")
     return lines + textwrap.wrap("Partitions by status: " + "; ".join(parts) + ".", width=width)

@@ -39,6 +39,8 @@ def test_history_of_a_group_shows_its_generations_and_every_change(cli, simulate
         for status in ("kept", "moved", "revoked", "assigned", "new"):
             assert int(g[status]) == int((these["status"] == status).sum()), (g, status)
         assert g["strategy"] == "cooperative-sticky"
+        # Cooperative: only what changes owner stops (eager would pause every partition it owned).
+        assert int(g["paused"]) == int(g["moved"]) + int(g["revoked"])
     # The step of each generation is the simulation's: a follow-up is shown as one, beside its step.
     slots = slots_by_version(text_table(simulated.run.out))
     version = rows.groupby("generation")["commit_version"].first()

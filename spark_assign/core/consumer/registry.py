@@ -20,11 +20,20 @@ from .strategies.server_range import assign_server_range
 from .strategies.sticky import assign_cooperative_sticky, assign_sticky
 from .strategies.uniform import assign_uniform
 
-__all__ = ["Strategy", "get_strategy", "strategy_names", "register_strategy", "DEFAULT_STRATEGY", "STRATEGIES"]
+__all__ = ["Strategy", "get_strategy", "strategy_names", "register_strategy", "rebalance_protocol",
+           "paused_partitions", "DEFAULT_STRATEGY", "STRATEGIES", "EAGER", "COOPERATIVE", "CONSUMER"]
 
 #: The strategy every entry point uses when none is named: Kafka's recommended client assignor
 #: since 3.0 (KIP-726 proposes it as the default), safe for running groups (KIP-429).
 DEFAULT_STRATEGY = "cooperative-sticky"
+
+#: How a group running a strategy rebalances (Kafka's ``RebalanceProtocol`` for the classic
+#: protocol, and KIP-848's ``group.protocol=consumer``). EAGER: every member revokes every
+#: partition when it rejoins, so the whole group stops consuming until the new assignment
+#: arrives. COOPERATIVE (KIP-429): members keep what they keep and give up only what moves,
+#: which its new owner gets one rebalance later. CONSUMER (KIP-848): the coordinator revokes
+#: only what moves and hands it over once revoked, member by member.
+EAGER, COOPERATIVE, CONSUMER = "eager", "cooperative", "consumer"
 
 
 @dataclass(frozen=True)
@@ -39,6 +48,8 @@ class Strategy:
     group by group there. ``keeps_quota``: Kafka's ``AbstractStickyAssignor`` guarantee holds,
     with identical subscriptions every member keeps ``min(claimed, quota)`` partitions
     (:func:`~spark_assign.core.consumer.checks.stickiness_violations` checks it).
+    ``rebalance_protocol``: :data:`EAGER`, :data:`COOPERATIVE` or :data:`CONSUMER`, which
+    decides what a rebalance pauses (:meth:`paused`).
     """
 
     name: str
@@ -50,6 +61,20 @@ class Strategy:
     weighted: bool = False
     batchable: bool = False
     keeps_quota: bool = False
+    rebalance_protocol: str = EAGER
+
+    def paused(self, kept, moved, revoked):
+        """Partitions whose consumption stops during a rebalance that kept, moved and revoked
+        (pending) these many (numbers or arrays): under :data:`EAGER` every partition that
+        had an owner, since every member gives up everything it owns; otherwise only those
+        changing owner (moved ones stopped when their owner left or gave them up).
+
+        Example::
+
+            get_strategy("sticky").paused(kept=90, moved=10, revoked=0)               # 100
+            get_strategy("cooperative-sticky").paused(kept=90, moved=0, revoked=10)   # 10
+        """
+        return paused_partitions(self.rebalance_protocol, kept, moved, revoked)
 
 
 #: Every strategy by name.
@@ -87,6 +112,23 @@ def get_strategy(name: object) -> Strategy:
     return STRATEGIES.get(name)
 
 
+def paused_partitions(protocol: str, kept, moved, revoked):
+    """The one rule of what a rebalance pauses (see :meth:`Strategy.paused`), for ``protocol``."""
+    return kept + moved + revoked if protocol == EAGER else moved + revoked
+
+
+def rebalance_protocol(name: str) -> str:
+    """The rebalance protocol of strategy ``name``. A name the registry does not know counts as
+    :data:`EAGER`: the classic protocol's default, and Kafka's only protocol before KIP-429.
+
+    Example::
+
+        rebalance_protocol("range"), rebalance_protocol("cooperative-sticky")    # 'eager', 'cooperative'
+    """
+    entry = STRATEGIES.entries.get(name)
+    return EAGER if entry is None else entry.rebalance_protocol
+
+
 for _s in (
     Strategy("range", assign_range, rack_aware=True, batchable=True,
              kafka_class="org.apache.kafka.clients.consumer.RangeAssignor"),
@@ -95,15 +137,16 @@ for _s in (
     Strategy("sticky", assign_sticky, sticky=True, rack_aware=True, batchable=True, keeps_quota=True,
              kafka_class="org.apache.kafka.clients.consumer.StickyAssignor"),
     Strategy("cooperative-sticky", assign_cooperative_sticky, sticky=True, cooperative=True,
-             rack_aware=True, batchable=True, keeps_quota=True, kafka_class="org.apache.kafka.clients.consumer.CooperativeStickyAssignor"),
-    Strategy("uniform", assign_uniform, sticky=True, batchable=True,
+             rack_aware=True, batchable=True, keeps_quota=True, rebalance_protocol=COOPERATIVE,
+             kafka_class="org.apache.kafka.clients.consumer.CooperativeStickyAssignor"),
+    Strategy("uniform", assign_uniform, sticky=True, batchable=True, rebalance_protocol=CONSUMER,
              kafka_class="org.apache.kafka.coordinator.group.assignor.UniformAssignor"),
-    Strategy("server-range", assign_server_range, batchable=True,
+    Strategy("server-range", assign_server_range, batchable=True, rebalance_protocol=CONSUMER,
              kafka_class="org.apache.kafka.coordinator.group.assignor.RangeAssignor"),
     # Not Kafka's: load-aware sticky assignment and its baseline (docs/load-aware.md).
     Strategy("load-aware", assign_load_aware, sticky=True, weighted=True, batchable=True),
     Strategy("cooperative-load-aware", assign_cooperative_load_aware, sticky=True, cooperative=True, weighted=True,
-             batchable=True),
+             batchable=True, rebalance_protocol=COOPERATIVE),
     Strategy("lag-based", assign_lag_based, kafka_class="com.github.grantneale.kafka.LagBasedPartitionAssignor",
              weighted=True),
 ):

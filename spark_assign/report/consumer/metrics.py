@@ -29,6 +29,11 @@ Definitions
   owning nothing included. :func:`balance` is the one definition, used by the
   report, by ``spark-assign history``, by the terminal summaries of the CLI
   and by :func:`spark_assign.compare.compare_strategies`.
+* **Paused** partitions stop being consumed during a rebalance: under the eager
+  protocol (``range``, ``roundrobin``, ``sticky``, ...) every partition with an
+  owner before it, since every member gives up everything it owns; under the
+  cooperative protocol (KIP-429) and KIP-848's, only those changing owner
+  (:meth:`~spark_assign.core.consumer.registry.Strategy.paused` is the rule).
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 import pandas as pd
 
+from ...core.consumer.registry import paused_partitions, rebalance_protocol
 from ...core.java.limits import check_count
 from ...errors import InvalidInputError
 from ...schema import STATUSES
@@ -48,6 +54,7 @@ from .steps import STEP_COLUMNS, generation_members, previous_members, revoking_
 __all__ = [
     "Figures",
     "balance",
+    "paused",
     "steps",
     "metrics",
     "group_metrics",
@@ -62,12 +69,12 @@ _STATUS = list(STATUSES)
 
 _SLOT = ["strategy", "step", "follow_up"]
 
-GROUP_METRIC_COLUMNS = _GEN_KEY + ["step", "follow_up", "is_follow_up", "partitions", *_STATUS, "members",
+GROUP_METRIC_COLUMNS = _GEN_KEY + ["step", "follow_up", "is_follow_up", "partitions", *_STATUS, "paused", "members",
                                    "min_partitions", "max_partitions", "spread", "committed_at"]
-METRIC_COLUMNS = _SLOT + ["groups_rebalanced", "follow_ups", "groups_with_moves", "partitions", *_STATUS,
+METRIC_COLUMNS = _SLOT + ["groups_rebalanced", "follow_ups", "groups_with_moves", "partitions", *_STATUS, "paused",
                           "members_mean", "members_max", "spread_mean", "spread_max", "committed_at"]
 SUMMARY_COLUMNS = KEY + ["generations", "rebalances", "follow_ups", "first_generation", "last_generation",
-                         "last_step", "last_follow_up", "movement", "moved", "revoked", "assigned", "new",
+                         "last_step", "last_follow_up", "movement", "paused", "moved", "revoked", "assigned", "new",
                          "partitions", "members", "spread", "worst_spread"]
 BALANCE_COLUMNS = ["members", "min_partitions", "max_partitions", "spread"]
 ASSIGNMENT_COLUMNS = _GEN_KEY + ["member_id", "group_instance_id", "partitions", "kept", "moved",
@@ -139,6 +146,23 @@ def balance(rows: pd.DataFrame, keys: Sequence[str], members: Optional[pd.DataFr
     return out
 
 
+def paused(strategies: Iterable[str], kept: Any, moved: Any, revoked: Any) -> pd.Series:
+    """Partitions paused per rebalance (see the module's definitions), one entry per group
+    generation: ``strategies``, ``kept``, ``moved`` and ``revoked`` are aligned.
+
+    Example::
+
+        paused(["sticky", "cooperative-sticky"], [90, 90], [10, 0], [0, 10]).tolist()   # [100, 10]
+    """
+    names = pd.Series(list(strategies), dtype=object).to_numpy()
+    counts = [pd.Series(x).to_numpy(dtype="int64") for x in (kept, moved, revoked)]
+    out = counts[1] + counts[2]
+    for name in set(names):
+        mine = names == name
+        out[mine] = paused_partitions(rebalance_protocol(name), *(c[mine] for c in counts))
+    return pd.Series(out, index=kept.index if isinstance(kept, pd.Series) else None, dtype="int64")
+
+
 def expand_members(groups: pd.DataFrame, members: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
     """``members`` (``member_id`` and any of the ``keys`` columns) on every group of ``groups`` it matches.
 
@@ -173,6 +197,7 @@ def _group_metrics(df: pd.DataFrame, everyone: pd.DataFrame, st: pd.DataFrame) -
     counts = (df.groupby(_GEN_KEY + ["status"]).size().unstack("status", fill_value=0)
               .reindex(columns=_STATUS, fill_value=0))
     out = pd.concat([parts, counts, balance(df, _GEN_KEY, everyone)], axis=1)
+    out["paused"] = paused(out.index.get_level_values("strategy"), out["kept"], out["moved"], out["revoked"])
     out["committed_at"] = df.groupby(_GEN_KEY)["committed_at"].max()
     out = out.reset_index().merge(st[STEP_COLUMNS], on=_GEN_KEY, how="left")
     return out[GROUP_METRIC_COLUMNS]
@@ -302,6 +327,7 @@ def _metrics_from_groups(gm: pd.DataFrame) -> pd.DataFrame:
         groups_with_moves=("_moving", "sum"),
         partitions=("partitions", "sum"),
         **{s: (s, "sum") for s in _STATUS},
+        paused=("paused", "sum"),
         members_mean=("members", "mean"),
         members_max=("members", "max"),
         spread_mean=("spread", "mean"),
@@ -348,6 +374,7 @@ def _summary_from_groups(gm: pd.DataFrame) -> pd.DataFrame:
         revoked=("revoked", "sum"),
         assigned=("assigned", "sum"),
         new=("new", "sum"),
+        paused=("paused", "sum"),
         worst_spread=("spread", "max"),
     )
     out["rebalances"] = out["generations"] - out["follow_ups"]
@@ -483,6 +510,7 @@ def _fleet_summary(df: pd.DataFrame, gm: pd.DataFrame, summary: pd.DataFrame) ->
         "moved": int(gm["moved"].sum()) if len(gm) else 0,
         "revoked": int(gm["revoked"].sum()) if len(gm) else 0,
         "assigned": int(gm["assigned"].sum()) if len(gm) else 0,
+        "paused": int(gm["paused"].sum()) if len(gm) else 0,
         "first_commit": times.min() if len(times) else None,
         "last_commit": times.max() if len(times) else None,
     }
