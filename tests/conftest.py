@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -23,4 +24,13 @@ _COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, Healt
 settings.register_profile("default", max_examples=60, **_COMMON)
 settings.register_profile("quick", max_examples=10, **_COMMON)
 settings.register_profile("deep", max_examples=500, **_COMMON)
-settings.load_profile(__import__("os").environ.get("SA_HYPOTHESIS", "default"))
+settings.load_profile(os.environ.get("SA_HYPOTHESIS", "default"))
+
+# Spark JVMs that tests start in child processes (crash and race writers, bad-input scripts, session
+# and cluster checks) live for seconds: C2 compilation and the parallel collector's threads cost
+# about half of such a JVM's CPU (47 s against 23 s for a session that rebalances one group, on this
+# 2-core machine), for code that never runs long enough to gain from them. spark-submit adds
+# SPARK_SUBMIT_OPTS to the driver JVM's options; children inherit it. The tests' own long-lived
+# session (tests/spark/conftest.py) starts without it. It changes how the JVM compiles, not what runs.
+SHORT_LIVED_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+os.environ.setdefault("SPARK_SUBMIT_OPTS", SHORT_LIVED_JVM)

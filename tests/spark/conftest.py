@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from ..conftest import SHORT_LIVED_JVM
 from ..delta import session_conf
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -24,9 +25,16 @@ def spark(tmp_path_factory):
 
     # A warehouse of its own: catalog tables of two test processes (pytest -n 2) never meet.
     warehouse = str(tmp_path_factory.mktemp("warehouse"))
-    session = local_session(master="local[2]", app_name="spark-assign-tests", with_delta=False,
-                            **{"spark.sql.shuffle.partitions": "2", "spark.sql.warehouse.dir": warehouse,
-                               **session_conf()})
+    # A long-lived JVM: it keeps the JIT compiler the children's short-lived ones go without (tests/conftest.py).
+    short_lived = os.environ.pop("SPARK_SUBMIT_OPTS") if os.environ.get("SPARK_SUBMIT_OPTS") == SHORT_LIVED_JVM \
+        else None
+    try:
+        session = local_session(master="local[2]", app_name="spark-assign-tests", with_delta=False,
+                                **{"spark.sql.shuffle.partitions": "2", "spark.sql.warehouse.dir": warehouse,
+                                   **session_conf()})
+    finally:
+        if short_lived is not None:
+            os.environ["SPARK_SUBMIT_OPTS"] = short_lived
     yield session
 
 

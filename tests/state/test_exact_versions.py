@@ -86,10 +86,13 @@ REPLICA_TOPICS = "cluster_id string, topic string, num_partitions int, replicati
 REPLICA_BROKERS = "cluster_id string, broker_id int, rack string, fenced boolean"
 
 
-@pytest.mark.parametrize("in_driver", [True, False], ids=["driver", "spark"])
+# The loop and the backends are shared by every kind, and the assignment table runs every (engine,
+# path) pair above: the replica kind runs each engine once, on opposite compute paths.
+@pytest.mark.parametrize("engine, in_driver", [("embedded", False), ("delta-spark", True)],
+                         ids=["embedded-spark", "delta-spark-driver"], indirect=["engine"])
 def test_a_replica_table_commits_exactly_the_next_version_too(spark, tmp_path, engine, monkeypatch, in_driver):
-    """The same race for a ReplicaTable (the loop and the backends are shared by every kind): its
-    rebalance loses to the prune, plans again and commits the version after it, rows labelled so."""
+    """The same race for a ReplicaTable: its rebalance loses to the prune, plans again and commits
+    the version after it, rows labelled so."""
     monkeypatch.setattr(replica_module, "LOCAL_ROWS", replica_module.LOCAL_ROWS if in_driver else 0)
     table = ReplicaTable(spark, str(tmp_path / "replicas"), engine=engine)
     topics = spark.createDataFrame([("eu-ö", "orders-€", 6, 2), ("us", "audit", 4, 2)], REPLICA_TOPICS)

@@ -19,7 +19,7 @@ def state(table):
             for r in table.latest().collect()}
 
 
-def test_literal_and_broadcast_selection_give_the_same_generation(spark, tmp_path, engine, monkeypatch):
+def test_literal_and_broadcast_selection_give_the_same_generation(spark, tmp_path, monkeypatch):
     """Spark's compute path (forced: the fleet is small), selecting the changed groups with
     constants in the plan, with broadcast joins, or computing them in the driver."""
     import spark_assign.state.consumer.table as table_module
@@ -31,7 +31,7 @@ def test_literal_and_broadcast_selection_give_the_same_generation(spark, tmp_pat
         monkeypatch.setattr(plan_module, "LITERAL_GROUPS", limit)
         monkeypatch.setattr(plan_module, "LOOKUP_GROUPS", limit)
         monkeypatch.setattr(table_module, "LOCAL_ROWS", local)
-        table = AssignmentTable(spark, str(tmp_path / name), engine=engine)
+        table = AssignmentTable(spark, str(tmp_path / name), engine="embedded")
         table.rebalance(spark.createDataFrame(rows1, SUBS), TOPICS, "cooperative-sticky")
         step = table.rebalance(spark.createDataFrame(rows2, SUBS), TOPICS, "cooperative-sticky")
         follow = table.rebalance(spark.createDataFrame(rows2, SUBS), TOPICS, "cooperative-sticky")
@@ -79,8 +79,8 @@ def test_a_lost_race_recomputes_only_the_groups_the_winner_touched(spark, tmp_pa
     assert table.rebalance(spark.createDataFrame(ours, SUBS), TOPICS, "sticky").version is None
 
 
-def test_a_null_group_id_is_refused_before_anything_is_written(spark, tmp_path, engine):
-    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
+def test_a_null_group_id_is_refused_before_anything_is_written(spark, tmp_path):
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine="embedded")
     table.rebalance(spark.createDataFrame([("g", "a", "t0", None)], SUBS), TOPICS, "range")
     bad = spark.createDataFrame([("g", "a", "t0", None), (None, "b", "t0", None)], SUBS)
     with pytest.raises(InvalidInputError, match="null group_id"):

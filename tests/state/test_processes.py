@@ -3,14 +3,15 @@
 * crash safety: a rebalance is killed (SIGKILL) before, during and after
   writing its files, before and after its commit; the table then reads at its
   previous version or the new one, never in between, and a re-run completes;
-* concurrency: four processes keep rebalancing the same groups; no
+* concurrency: three processes keep rebalancing the same groups; no
   generation of any group is lost or written twice.
 
 Each child is a JVM, so the crossings are chosen, not multiplied: every fault point runs on
 every engine, each on one compute path, and the two engines take opposite paths
 (:data:`FAULT_PATHS`), so every (fault point, path) pair runs too. The racing writers mix both
-paths in one race. The compare-and-set itself is proven in-process, without JVMs, by
-``test_commit_races.py``.
+paths in one race, on the embedded engine, whose compare-and-set is spark-assign's own; the
+compare-and-set of both engines is proven in-process, without JVMs, by ``test_commit_races.py``
+and ``test_exact_versions.py`` (two delta-spark commits racing).
 """
 
 import json
@@ -83,7 +84,7 @@ def assert_generations_intact(rows):
 
 
 #: Concurrent writer processes, and the rebalances each commits.
-WRITERS, ROUNDS = 4, 3
+WRITERS, ROUNDS = 3, 3
 
 FAULTS = ["before-write", "after-write", "before-commit", "after-commit", "during-write"]
 
@@ -149,6 +150,7 @@ def test_a_killed_rebalance_leaves_the_old_or_the_new_version(spark, tmp_path, e
         assert_generations_intact(all_rows(table))
 
 
+@pytest.mark.parametrize("engine", ["embedded"])
 def test_concurrent_rebalances_never_lose_or_duplicate_a_generation(spark, tmp_path, engine):
     table = AssignmentTable(spark, str(tmp_path / "shared"), engine=engine)
     base = fleet_rows(40, seed=10)

@@ -128,8 +128,8 @@ def test_a_broker_joins_then_a_rack_leaves_over_generations(spark, tmp_path, eng
     assert [v["spark_assign"]["method"] for v in table.versions()[:3]] == ["striped"] * 3
 
 
-def test_new_topics_are_placed_by_method_and_a_larger_replication_factor_is_reassigned(spark, tmp_path, engine):
-    table = ReplicaTable(spark, str(tmp_path / "replicas"), engine=engine)
+def test_new_topics_are_placed_by_method_and_a_larger_replication_factor_is_reassigned(spark, tmp_path):
+    table = ReplicaTable(spark, str(tmp_path / "replicas"), engine="embedded")
     topics = [("eu-ö", "orders-€", 12, 2)]
     table.rebalance(*frames(spark, topics, EU))
     before = first_placement(topics, EU)

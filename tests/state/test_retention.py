@@ -101,8 +101,8 @@ def test_a_prune_landing_after_a_rebalance_keeps_that_rebalances_heads(spark, tm
     assert table.rebalance(spark.createDataFrame(members, SUBS), TOPICS, "sticky").version is None
 
 
-def test_retention_arguments_are_checked(spark, tmp_path, engine):
-    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
+def test_retention_arguments_are_checked(spark, tmp_path):
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine="embedded")
     table.rebalance(spark.createDataFrame([("g", "a", "orders", None)], SUBS), TOPICS, "range")
     for bad in (0, -1, 1.5, True, "2"):
         with pytest.raises(InvalidInputError, match="keep_generations must be a positive integer"):

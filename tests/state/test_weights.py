@@ -1,4 +1,8 @@
-"""AssignmentTable.rebalance with per-partition weights, on both backends (``engine``).
+"""AssignmentTable.rebalance with per-partition weights.
+
+What a backend stores or refuses to write (the weights, a format 1 table's upgrade, bad weights)
+runs on both backends (``engine``); what only the plan decides (which groups re-plan, how
+weights are read) runs on the embedded one.
 
 Weights change every run and are not in a group's fingerprint: under a load-aware strategy a
 group whose inputs did not change is re-planned only when its load exceeds the threshold, and
@@ -58,8 +62,8 @@ def test_weights_are_stored_and_stable_or_noisy_weights_commit_nothing(spark, tm
     assert quiet.version is None and quiet.summary["groups_recomputed"] == 0
 
 
-def test_a_hot_partition_replans_its_group_only(spark, tmp_path, engine):
-    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
+def test_a_hot_partition_replans_its_group_only(spark, tmp_path):
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine="embedded")
     lag = zipf_lag(3)
     table.rebalance(fleet(spark), TOPICS, "load-aware", weights=weights(spark, lag))
     # Partition orders-5 of g2 turns hot: twice a member's mean load. Its owner now carries it
@@ -83,10 +87,10 @@ def test_a_hot_partition_replans_its_group_only(spark, tmp_path, engine):
     assert table.rebalance(fleet(spark), TOPICS, "load-aware", weights=weights(spark, hot)).version is None
 
 
-def test_the_criterion_skips_only_groups_the_engine_would_leave_alone(spark, tmp_path, engine):
+def test_the_criterion_skips_only_groups_the_engine_would_leave_alone(spark, tmp_path):
     """Groups not re-planned are exactly those an unconditional rebalance under the new weights
     would not move (a re-planned group that moves nothing is not committed either)."""
-    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine="embedded")
     lag = zipf_lag(5)
     table.rebalance(fleet(spark), TOPICS, "load-aware", weights=weights(spark, lag))
     rng = random.Random(6)
@@ -102,8 +106,8 @@ def test_the_criterion_skips_only_groups_the_engine_would_leave_alone(spark, tmp
         assert s["groups_replanned_for_load"] - s["groups_replanned_unmoved"] == len(would_move)
 
 
-def test_weights_do_not_recompute_count_strategies_and_knobs_recompute_everything(spark, tmp_path, engine):
-    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
+def test_weights_do_not_recompute_count_strategies_and_knobs_recompute_everything(spark, tmp_path):
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine="embedded")
     lag, other = zipf_lag(7), zipf_lag(8)
     table.rebalance(fleet(spark), TOPICS, "sticky", weights=weights(spark, lag))
     assert table.rebalance(fleet(spark), TOPICS, "sticky", weights=weights(spark, other)).version is None
@@ -142,7 +146,7 @@ def test_bad_weights_write_nothing(spark, tmp_path, engine):
     assert [v["version"] for v in table.versions()][0] == 1              # nothing written
 
 
-def test_a_dict_of_weights_gives_the_rows_of_the_same_weights_as_a_dataframe(spark, tmp_path, engine):
+def test_a_dict_of_weights_gives_the_rows_of_the_same_weights_as_a_dataframe(spark, tmp_path):
     rng = random.Random(11)
     shared = {"orders": [round(rng.paretovariate(1.2) * 10, 3) for _ in range(8)], "audit": [5, 5.5]}  # 2 short
     flat = spark.createDataFrame([(t, p, float(w)) for t, ws in shared.items() for p, w in enumerate(ws)],
@@ -153,7 +157,7 @@ def test_a_dict_of_weights_gives_the_rows_of_the_same_weights_as_a_dataframe(spa
 
     stored = []
     for given in (shared, flat):
-        table = AssignmentTable(spark, str(tmp_path / f"t{len(stored)}"), engine=engine)
+        table = AssignmentTable(spark, str(tmp_path / f"t{len(stored)}"), engine="embedded")
         first = table.rebalance(fleet(spark), TOPICS, "load-aware", weights=given)
         fresh = rows(table)
         again = table.rebalance(fleet(spark), TOPICS, "load-aware", weights=given)
@@ -167,7 +171,7 @@ def test_a_dict_of_weights_gives_the_rows_of_the_same_weights_as_a_dataframe(spa
     assert job_weights(request, Plan(len(GROUPS), {}), [], everything=False) is shared     # travels as given
     request = make_request(spark, fleet(spark), TOPICS, "load-aware", None, 1, False, weights=flat)
     assert job_weights(request, Plan(len(GROUPS), {}), [], everything=False) is request.weights
-    table = AssignmentTable(spark, str(tmp_path / "bad"), engine=engine)
+    table = AssignmentTable(spark, str(tmp_path / "bad"), engine="embedded")
     with pytest.raises(InvalidInputError) as info:        # longer than the topic
         table.rebalance(fleet(spark), TOPICS, "load-aware", weights={"audit": [1.0] * 5})
     assert (info.value.column, info.value.rows) == ("partition", [("audit", 4)])
