@@ -217,9 +217,9 @@ _LOAD_COLUMNS = [("imbalance_mean", "Imbalance (mean)"), ("imbalance_max", "Imba
 
 def _generations(m: pd.DataFrame, colours: Dict[str, str], lm: Optional[pd.DataFrame] = None) -> str:
     cols = ["groups_rebalanced", "follow_ups", "groups_with_moves", "partitions", "new", "kept", "moved", "revoked",
-            "assigned", "members_mean", "members_max", "spread_mean", "spread_max"]
+            "assigned", "paused", "members_mean", "members_max", "spread_mean", "spread_max"]
     headers = ["Strategy", "Step", "Groups", "Follow-ups", "With moves", "Partitions", "New", "Kept", "Moved",
-               "Revoked", "Assigned", "Members (mean)", "Members (max)", "Spread (mean)", "Spread (worst)"]
+               "Revoked", "Assigned", "Paused", "Members (mean)", "Members (max)", "Spread (mean)", "Spread (worst)"]
     if lm is not None:
         m = m.merge(lm.assign(weight_moved_pct=100 * lm["weight_moved_share"]), how="left",
                     on=["strategy", "step", "follow_up"])

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, cast
 
 from ..errors import SparkAssignError
 
@@ -35,9 +35,15 @@ _SERVICE_OBJECT = "org.apache.spark.sql.connect.service.SparkConnectService$"
 
 
 def connect_port(jvm) -> int:
-    """The port the Connect server in ``jvm`` listens on (the bound port, not the setting)."""
+    """The port the Connect server in ``jvm`` listens on (the bound port, not the setting);
+    :class:`SparkAssignError` when that JVM runs no Connect server (a classic session)."""
     service = jvm.java.lang.Class.forName(_SERVICE_OBJECT).getField("MODULE$").get(None)
-    return int(service.server().getPort())
+    server = service.server()
+    if server is None:
+        raise SparkAssignError("a classic Spark session runs in this process, without a Spark Connect server: "
+                               "call local_session(remote=True) in a process of its own, or stop the classic "
+                               "session first (spark.stop())")
+    return int(server.getPort())
 
 
 def start_local_connect(master: str, settings: Dict[str, str], quiet: Callable[[Any], None]):
@@ -72,11 +78,12 @@ def start_local_connect(master: str, settings: Dict[str, str], quiet: Callable[[
         options = {**settings, CONNECT_PORT_KEY: settings.get(CONNECT_PORT_KEY, "0")}
         os.environ["SPARK_LOCAL_REMOTE"] = "1"
         ConnectSession._start_connect_server(master, options)
-        host = ClassicSession._instantiatedSession
+        host = cast(ClassicSession, ClassicSession._instantiatedSession)      # started just above
         quiet(host)
         # The client may set runtime SQL settings only (the others applied when the host started).
-        runtime_keys = {c._1() for c in host._jvm.PythonSQLUtils.listRuntimeSQLConfigs()}
-        runtime = {k: v for k, v in settings.items() if k in runtime_keys}
+        jvm: Any = host._jvm
+        runtime_keys = {c._1() for c in jvm.PythonSQLUtils.listRuntimeSQLConfigs()}
+        runtime: Dict[str, Any] = {k: v for k, v in settings.items() if k in runtime_keys}
     else:
         runtime = {}
     port = connect_port(host.sparkContext._jvm)

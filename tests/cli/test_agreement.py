@@ -26,7 +26,7 @@ from .conftest import run_cli, state_rows, text_table
 FLEET = ["--groups", "2", "--members", "5", "--topics", "3", "--partitions", "6", "--generations", "3",
          "--joins", "2", "--leaves", "1", "--crashes", "1", "--partition-growth", "2", "--static-share", "0.5",
          "--seed", "3", "--strategy", "sticky,cooperative-sticky"]
-COUNTS = ("moved", "revoked", "assigned", "new", "kept")
+COUNTS = ("moved", "revoked", "assigned", "new", "kept", "paused")
 
 
 @dataclass
@@ -124,7 +124,7 @@ def per_step_table(path: Path) -> Dict[Tuple[str, str], dict]:
     headers = ["".join(th.itertext()) for th in by_id(root, "generations-table").iter() if local(th.tag) == "th"]
     column = {name: headers.index(label) for name, label in (
         ("moved", "Moved"), ("revoked", "Revoked"), ("assigned", "Assigned"), ("new", "New"), ("kept", "Kept"),
-        ("spread_max", "Spread (worst)"), ("spread_mean", "Spread (mean)"))}
+        ("paused", "Paused"), ("spread_max", "Spread (worst)"), ("spread_mean", "Spread (mean)"))}
     out = {}
     for r in table_rows(root, "generations-table"):
         figures = {name: (float if name == "spread_mean" else int)(r[i].replace(",", "")) for name, i in column.items()}

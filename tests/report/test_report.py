@@ -190,11 +190,19 @@ def test_page_is_well_formed_and_holds_the_figures(tmp_path):
 
     rows = table_rows(root, "groups-table")
     assert [r[:2] for r in rows] == [[COOP, "g1"], [COOP, "g3"], [STICKY, "g1"], [STICKY, "g2"]]
-    assert rows[0][2:12] == ["3", "3", "4", "1", "1", "0", "1", "1", "1", "0"]  # ..., movement, follow-ups
+    # ..., spread, worst spread, paused (cooperative: the one revoked), moved, ..., movement, follow-ups
+    assert rows[0][2:13] == ["3", "3", "4", "1", "1", "1", "0", "1", "1", "1", "0"]
     compare = {r[0]: r[1:] for r in table_rows(root, "compare-table")}
     assert compare["Partitions moved or revoked"] == ["2", "1"]  # cooperative-sticky first
+    # Eager sticky pauses every partition its groups owned when they rebalanced, not only the one it moved.
+    paused = compare["Partitions paused (eager: all the group owned)"]
+    assert int(paused[0]) == 2 and int(paused[1]) > int(compare["Partitions moved or revoked"][1])
     best = [[td.get("class") for td in tr][1:] for tr in by_id(root, "compare-table").iter() if local(tr.tag) == "tr"]
-    assert best[1] == ["num", "num best"]  # sticky moved fewer partitions: starred
+    labels = [r[0] for r in table_rows(root, "compare-table")]
+    movement = best[1 + labels.index("Partitions moved or revoked")]
+    assert movement == ["num", "num best"]  # sticky moved fewer partitions: starred
+    starred = best[1 + labels.index("Partitions paused (eager: all the group owned)")]
+    assert starred == (["num best", "num"] if int(paused[0]) < int(paused[1]) else ["num", "num best"])
     assert compare["Transfers completed (assigned)"] == ["1", "0"]
     per_gen = table_rows(root, "generations-table")
     assert len(per_gen) == 5 and per_gen[2][:11] == [COOP, "3", "2", "0", "1", "6", "0", "4", "0", "1", "1"]
