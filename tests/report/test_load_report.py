@@ -71,7 +71,7 @@ def test_page_has_a_load_section_only_with_weights():
     compare = {r[0]: r[1:] for r in table_rows(root, "compare-table")}
     assert float(compare["Mean heaviest load / lower bound"][0]) < float(compare["Mean heaviest load / lower bound"][1])
     per_step = table_rows(root, "generations-table")
-    assert len(per_step[0]) == 15 + 4                                   # the load columns too
+    assert len(per_step[0]) == 16 + 4                                   # the load columns too
     members = [e for e in root.iter() if (e.get("id") or "").startswith("members-load-") and e.tag.endswith("svg")]
     assert len(members) == 2                                             # one group per strategy
 
