@@ -25,6 +25,8 @@ __all__ = [
     "CommitConflict",
     "SparkAssignWarning",
     "MissingTopicWarning",
+    "UnknownColumnWarning",
+    "StrategyListWarning",
     "EmptyInputWarning",
     "NegativeGenerationWarning",
 ]
@@ -125,12 +127,16 @@ class UnknownStrategyError(SparkAssignError, ValueError):
     """An unknown strategy name (or, with ``kind``, another named choice such as a replica
     placement method); the message lists the valid names."""
 
-    def __init__(self, name: Any, valid: Iterable[str], *, kind: str = "strategy") -> None:
+    def __init__(self, name: Any, valid: Iterable[str], *, kind: str = "strategy",
+                 suggestion: Optional[str] = None) -> None:
         self.name = name
         self.valid = sorted(valid)
+        #: The valid name closest to ``name`` (a typo), if one is close.
+        self.suggestion = suggestion
         plural = "strategies" if kind == "strategy" else kind + "s"
+        hint = f"; did you mean {suggestion!r}?" if suggestion else ""
         super().__init__(
-            f"unknown {kind} {name!r}; valid {plural} are: {', '.join(self.valid)}"
+            f"unknown {kind} {name!r}; valid {plural} are: {', '.join(self.valid)}{hint}"
         )
 
 
@@ -159,6 +165,19 @@ class SparkAssignWarning(UserWarning):
 class MissingTopicWarning(SparkAssignWarning):
     """Members subscribe to topics that the metadata lacks or gives 0 partitions (a typo, or a
     topic not created yet): as in Kafka, those subscriptions get no partitions."""
+
+
+class UnknownColumnWarning(SparkAssignWarning):
+    """An input has columns spark-assign does not read: they are ignored. The message names
+    each with the closest expected column, since such a column is often a typo."""
+
+
+class StrategyListWarning(SparkAssignWarning):
+    """A strategy given as a list, as Kafka's ``partition.assignment.strategy`` takes one
+    (``"CooperativeStickyAssignor, RangeAssignor"``): the first entry spark-assign supports
+    applies, and the message names it and the entries passed over. In Kafka the group's members
+    together choose among the listed protocols; one configuration's first entry is what a group
+    of members configured alike uses."""
 
 
 class EmptyInputWarning(SparkAssignWarning):

@@ -176,8 +176,9 @@ def cmd_rebalance(args, ctx: Context) -> int:
     """``rebalance``: one generation of real inputs, committed to the state table."""
     from ..state import AssignmentTable
 
-    strategy = get_strategy(args.strategy).name
-    if get_strategy(strategy).weighted and args.weights is None:
+    chosen = get_strategy(args.strategy)
+    strategy = chosen.name
+    if chosen.weighted and args.weights is None:
         raise CliError(f"--strategy {strategy} balances per-partition weights: give them with --weights FILE "
                        "(rows topic, partition, weight[, group_id])")
     check_input(args.subscriptions, "--subscriptions")
@@ -213,8 +214,8 @@ def cmd_rebalance(args, ctx: Context) -> int:
              ("partitions new", s.get("new", 0)), ("partitions kept", s.get("kept", 0)),
              ("partitions moved", s.get("partitions_moved", 0)), ("partitions revoked (pending)", s.get("revoked", 0)),
              ("transfers completed", s.get("assigned", 0)),
-             (f"partitions paused ({get_strategy(strategy).rebalance_protocol} protocol)",
-              get_strategy(strategy).paused(s.get("kept", 0), s.get("partitions_moved", 0), s.get("revoked", 0))),
+             (f"partitions paused ({chosen.rebalance_protocol} protocol)",
+              chosen.paused(s.get("kept", 0), s.get("partitions_moved", 0), s.get("revoked", 0))),
              ("spread, worst group", int(spreads.max()) if len(spreads) else 0),
              ("spread, mean", round(float(spreads.mean()), 2) if len(spreads) else 0.0),
              ("commit attempts", s.get("attempts", 1)), ("time", format_seconds(seconds))]
@@ -226,7 +227,7 @@ def cmd_rebalance(args, ctx: Context) -> int:
     shown = figures if args.limit == 0 else figures.head(args.limit)
     headers = ["group", "generation", "members", "partitions", "paused", "kept", "moved", "revoked", "assigned",
                "new", "spread"]
-    pause = get_strategy(strategy).paused
+    pause = chosen.paused
     rows = [[r.group_id, int(r.generation), _int(r.members), int(r.partitions),
              int(pause(int(r.kept), int(r.moved), int(r.revoked))), int(r.kept), int(r.moved),
              int(r.revoked), int(r.assigned), int(r.new), _int(r.spread)] for r in shown.itertuples(index=False)]

@@ -74,3 +74,23 @@ def test_a_missing_topic_is_one_warning_line(cli, tmp_path):
     assert len(warned) == 1 and "1 of 1 groups subscribe to topics missing" in warned[0] and "'ordres'" in warned[0]
     assert figures(run.out)["groups recomputed"] == "1 of 1"
     assert figures(run.out)["groups with missing topics"] == "1"
+
+
+def test_rebalance_refuses_a_group_column_named_group_and_writes_nothing(cli, tmp_path):
+    (tmp_path / "subs.csv").write_text("group,member_id,topic\npayments,c1,orders\naudit,a1,orders\n",
+                                       encoding="utf-8")
+    run = cli("rebalance", "--subscriptions", tmp_path / "subs.csv", "--topics", "orders=4",
+              "--table", tmp_path / "state", "--strategy", "sticky")
+    assert run.status != 0
+    assert "has a column 'group' where 'group_id' is expected" in run.err and "Traceback" not in run.err
+    assert not (tmp_path / "state").exists()
+
+
+def test_rebalance_takes_kafkas_strategy_list_and_says_which_entry_applies(cli, tmp_path):
+    (tmp_path / "subs.csv").write_text("group_id,member_id,topic\npayments,c1,orders\n", encoding="utf-8")
+    listed = "org.apache.kafka.clients.consumer.CooperativeStickyAssignor,org.apache.kafka.clients.consumer.RangeAssignor"
+    run = cli("rebalance", "--subscriptions", tmp_path / "subs.csv", "--topics", "orders=4",
+              "--table", tmp_path / "state", "--strategy", listed)
+    assert run.status == 0, run.err
+    assert "using 'cooperative-sticky', its first supported entry" in run.err
+    assert set(state_rows(tmp_path / "state")["strategy"]) == {"cooperative-sticky"}

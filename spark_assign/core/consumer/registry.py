@@ -8,9 +8,11 @@ the latter registered as ``server-range`` so it does not shadow the client's).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Callable, List
 
+from ...errors import StrategyListWarning, UnknownStrategyError
 from ..named import Registry
 from .context import Context, Outcome
 from .strategies.load_aware import assign_cooperative_load_aware, assign_lag_based, assign_load_aware
@@ -103,13 +105,40 @@ def strategy_names() -> List[str]:
 
 def get_strategy(name: object) -> Strategy:
     """The strategy called ``name`` (a :class:`Strategy` passes through); :class:`UnknownStrategyError`
-    lists the valid names.
+    lists the valid names and suggests the closest.
+
+    ``name`` may be written as Kafka's consumers configure it (``partition.assignment.strategy``):
+    a class name, full or simple (``org.apache.kafka.clients.consumer.CooperativeStickyAssignor``,
+    ``RangeAssignor``: the client's range; the KIP-848 server one by its full name only), or a
+    comma-separated list of them, whose first supported entry applies, with a
+    :class:`~spark_assign.errors.StrategyListWarning` naming it.
 
     Example::
 
         get_strategy("sticky").cooperative     # False
+        get_strategy("org.apache.kafka.clients.consumer.CooperativeStickyAssignor").name   # 'cooperative-sticky'
     """
+    if isinstance(name, str) and "," in name:
+        return _first_supported(name)
     return STRATEGIES.get(name)
+
+
+def _first_supported(listed: str) -> Strategy:
+    """The first entry of a comma-separated list that names a strategy (Kafka trims each entry)."""
+    entries = [e.strip() for e in listed.split(",") if e.strip()]
+    for position, entry in enumerate(entries):
+        found = STRATEGIES.lookup(entry)
+        if found is not None:
+            skipped = entries[:position]
+            passed = f", after {', '.join(map(repr, skipped))} (not supported)" if skipped else ""
+            rest = entries[position + 1:]
+            later = (f"; {', '.join(map(repr, rest))} unused (a Kafka group falls back to a later entry only "
+                     "while one of its members lacks the first)") if rest else ""
+            warnings.warn(StrategyListWarning(
+                f"strategy list {listed!r}: using {found.name!r}, its first supported entry{passed}{later}"),
+                stacklevel=3)
+            return found
+    raise UnknownStrategyError(listed, STRATEGIES.names(), suggestion=STRATEGIES.closest(entries[0] if entries else ""))
 
 
 def paused_partitions(protocol: str, kept, moved, revoked):
@@ -125,7 +154,7 @@ def rebalance_protocol(name: str) -> str:
 
         rebalance_protocol("range"), rebalance_protocol("cooperative-sticky")    # 'eager', 'cooperative'
     """
-    entry = STRATEGIES.entries.get(name)
+    entry = STRATEGIES.lookup(name)
     return EAGER if entry is None else entry.rebalance_protocol
 
 
@@ -150,4 +179,6 @@ for _s in (
     Strategy("lag-based", assign_lag_based, kafka_class="com.github.grantneale.kafka.LagBasedPartitionAssignor",
              weighted=True),
 ):
-    register_strategy(_s)
+    # Kafka's class name finds a strategy as users paste it from partition.assignment.strategy, and so
+    # does its simple name where only one strategy has it (RangeAssignor: the client's, registered first).
+    STRATEGIES.register(_s, aliases=(_s.kafka_class, _s.kafka_class.rpartition(".")[2]))

@@ -10,7 +10,9 @@ from pyspark.sql import functions as F
 
 from ...core.consumer.model import check_topics
 from ...core.consumer.weights import DEFAULT_MIN_IMPROVEMENT
-from ...spark.inputs import load_knobs, spark_strategy, subscription_columns, topics_frame, weights_frame
+from ...schema import SUBSCRIPTION_COLUMNS
+from ...spark.inputs import (check_columns, load_knobs, spark_strategy, subscription_columns, topics_frame,
+                             weights_frame)
 from ..generation_table import check_loop_arguments
 from .load import fingerprint_key
 
@@ -64,6 +66,9 @@ def make_request(spark, subscriptions: DataFrame, topics: Topics, strategy: str,
     chosen = spark_strategy(strategy, weights_given=weights is not None)
     options = load_knobs(max_count_skew, min_improvement)
     check_loop_arguments(num_files, max_attempts, force)
+    # Before defaulting group_id: a file whose group column is named 'group' is refused, not read
+    # as one group 'default'; columns rebalance ignores are named in a warning.
+    check_columns(subscriptions, "subscriptions", SUBSCRIPTION_COLUMNS, warn_unknown=True)
     if "group_id" not in subscriptions.columns:
         subscriptions = subscriptions.withColumn("group_id", F.lit("default"))
     subscription_columns(subscriptions)                         # schema check
