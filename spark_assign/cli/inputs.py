@@ -37,17 +37,21 @@ FORMATS = {
 }
 _INTEGER_COLUMNS = ("generation", "num_partitions", "partition", "replication_factor", "broker_id", "replica_index")
 _BOOLEAN_COLUMNS = ("fenced",)
-_TOPIC_SPEC = re.compile(r"^\s*[^=,\s]+\s*=\s*\d+\s*(,\s*[^=,\s]+\s*=\s*\d+\s*)*,?\s*$")
 _BROKER_SPEC = re.compile(r"^\s*\d+(:[^:,]*)?\s*(,\s*\d+(:[^:,]*)?\s*)*,?\s*$")
 
 
 def parse_topics_spec(text: str) -> Optional[Dict[str, int]]:
     """``"orders=12,payments=6"`` as ``{"orders": 12, "payments": 6}``; None when ``text`` is not one."""
-    if not _TOPIC_SPEC.match(text) or os.path.exists(text):
-        return None
+    if "=" not in text or os.path.exists(text) or "/" in text or os.sep in text or _format_of_file(text):
+        return None                        # a path (some hold '=', as Hive-style folders do) or a table name
     out: Dict[str, int] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
-        name, count = (s.strip() for s in part.split("=", 1))
+        name, equals, count = (s.strip() for s in part.partition("="))
+        if not equals or not name:
+            raise CliError(f"--topics: {part!r} in {text!r} is not topic=count (for example orders=12)")
+        if not re.fullmatch(r"[+-]?\d+", count):
+            raise CliError(f"--topics: the partition count of topic {name!r} must be a whole number, "
+                           f"got {count!r} (in {text!r})")
         if name in out:
             raise CliError(f"topic {name!r} appears twice in {text!r}")
         out[name] = int(count)

@@ -65,6 +65,21 @@ def resolve_location(location: str) -> str:
     return os.path.abspath(os.path.expanduser(location))
 
 
+def _check_local_table(location: str, argument: str) -> None:
+    """For a folder on this machine: :class:`InvalidInputError` saying whether it is missing, or
+    exists but holds no Delta table (no ``_delta_log``). Remote locations are left to the reader."""
+    local = location[len("file:"):] if location.startswith("file:") else location
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]+:", local):
+        return
+    if not os.path.exists(local):
+        raise InvalidInputError(f"no table or Delta path called {location!r}: the folder does not exist",
+                                column=argument)
+    if not os.path.isdir(os.path.join(local, "_delta_log")):
+        kind = "folder" if os.path.isdir(local) else "file"
+        raise InvalidInputError(f"{location!r} exists but holds no Delta table (the {kind} has no _delta_log); "
+                                f"give {argument} a Delta table's folder or a catalog table", column=argument)
+
+
 def read_delta(spark: Any, location: str, argument: str = "previous") -> DataFrame:
     """The latest version of the Delta table ``location`` (a catalog table name or a path), whole.
 
@@ -86,6 +101,7 @@ def read_delta(spark: Any, location: str, argument: str = "previous") -> DataFra
             raise InvalidInputError(f"no table or Delta path called {location!r}", column=argument)
         return spark.table(location)
     location = resolve_location(location)
+    _check_local_table(location, argument)
     if has_delta_spark(spark):
         return spark.read.format("delta").load(location)
     import pyarrow as pa

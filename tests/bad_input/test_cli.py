@@ -49,6 +49,12 @@ def scenario(text, name="s.yaml"):
 BEFORE_SPARK = [
     pytest.param(rebalance(topics="orders=99999999999"), "--topics", id="inline-topics-count-above-kafka-limit"),
     pytest.param(rebalance(topics="orders=1,orders=2"), "'orders' appears twice", id="inline-topics-topic-twice"),
+    pytest.param(rebalance(topics="orders=six"), "partition count of topic 'orders' must be a whole number, got 'six'",
+                 id="inline-topics-count-not-a-number"),
+    pytest.param(rebalance(topics="orders=3,events"), "'events' in 'orders=3,events' is not topic=count",
+                 id="inline-topics-entry-without-count"),
+    pytest.param(rebalance(topics="orders=-3"), "got a negative count; column 'num_partitions'; offending rows: "
+                 "('orders', -3)", id="inline-topics-negative"),
     pytest.param(rebalance(strategy="fastest"), "fastest", id="strategy-unknown"),
     pytest.param(rebalance(subs="{tmp}/missing.csv"), "--subscriptions", id="subscriptions-missing-file"),
     pytest.param(rebalance(subs="{tmp}/members.txt/"), "--subscriptions", id="subscriptions-missing-folder"),
@@ -153,7 +159,6 @@ WITH_SPARK = [
                  "generation", id="csv-generation-not-a-number"),
     pytest.param(rebalance(subs=("file", "s.json", '{"group_id": "g", "member_id": 123, "topic": "orders"}\n')),
                  "member_id", id="json-member-id-number"),
-    pytest.param(rebalance(topics="orders=-3"), "orders=-3", id="inline-topics-negative-is-no-table-name"),
     pytest.param(replicas("--table", "{tmp}/t", brokers=("file", "b.csv", "broker_id,rack\n1,a\n2,b\n1,c\n")),
                  "broker_id", id="replicas-csv-broker-twice"),
     pytest.param(replicas("--table", "{tmp}/t", brokers=("file", "b.csv", "broker_id,fenced\n1,false\n2,maybe\n")),
