@@ -195,12 +195,14 @@ def cmd_rebalance(args, ctx: Context) -> int:
     table = AssignmentTable(spark, location)
     began = time.perf_counter()
     step = table.rebalance(subscriptions, topics, strategy=strategy, weights=weights,
-                           max_count_skew=args.max_count_skew, min_improvement=args.min_improvement)
+                           max_count_skew=args.max_count_skew, min_improvement=args.min_improvement,
+                           dry_run=args.dry_run)
     seconds = time.perf_counter() - began
     s = step.summary
     recomputed, unchanged = s.get("groups_recomputed", 0), s.get("groups_unchanged", 0)
     replanned, unmoved = s.get("groups_replanned_for_load"), s.get("groups_replanned_unmoved", 0)
-    if step.version is None:
+    previewed = step.dry_run and sum(s.get(status, 0) for status in STATUSES) > 0
+    if step.version is None and not previewed:
         load = (f"; {replanned} re-planned for their load under the new weights moved nothing"
                 if replanned else "")
         ctx.print(f"Nothing changed: {unchanged} groups have the same inputs as their latest generation{load}; "
@@ -208,7 +210,8 @@ def cmd_rebalance(args, ctx: Context) -> int:
         return 0
     figures = _group_figures(subscriptions, step.rows)
     spreads = figures["spread"].fillna(0)
-    lines = [("table", table.path), ("strategy", strategy), ("committed version", step.version),
+    committed = "none: a dry run, nothing written" if step.dry_run else step.version
+    lines = [("table", table.path), ("strategy", strategy), ("committed version", committed),
              ("groups recomputed", f"{recomputed} of {recomputed + unchanged}"),
              ("groups with missing topics", s.get("groups_with_missing_topics", 0)),
              ("partitions new", s.get("new", 0)), ("partitions kept", s.get("kept", 0)),

@@ -283,6 +283,9 @@ def build_parser() -> argparse.ArgumentParser:
     _knob_flags(reb)
     reb.add_argument("--limit", type=_count, default=20, metavar="N",
                      help="recomputed groups to list (default: %(default)s; 0: all)")
+    reb.add_argument("--dry-run", action="store_true", dest="dry_run",
+                     help="compute and show the next generation without writing it (a what-if; the table, "
+                          "if any, is left as it is)")
 
     his = add("history", "a table's commits, or one group's generations and what moved",
               "Without --group: one line per commit (rebalance) of the table.\n"

@@ -49,7 +49,7 @@ from .backends.damage import watch
 from .backends import backend_for
 from .heads import changed_heads, heads_and_name_at, heads_at, heads_name_at, remove_heads, sweep_heads, write_heads
 from .layout import APP_ID, ASSIGNMENTS, FORMAT_VERSION, PARTITION_COLUMN, TableKind, check_new_table_folder, heads_name
-from .plan import Outcome, Plan, warn_about_input
+from .plan import Outcome, Plan, outcome_of, warn_about_input
 
 __all__ = ["GenerationTable", "Rebalance", "TableState", "Computed", "fault", "data_errors", "FAULT_POINTS",
            "REBALANCE_STAGES", "ROWS_PER_FILE"]
@@ -80,6 +80,8 @@ class Rebalance:
     rows: DataFrame
     version: Optional[int]
     summary: Dict[str, int] = field(default_factory=dict)
+    #: A preview (``dry_run=True``): the rows and counts a commit would have written; nothing was.
+    dry_run: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,10 +112,11 @@ def fault(point: str) -> None:
         os.kill(os.getpid(), 9)
 
 
-def check_loop_arguments(num_files: Optional[int], max_attempts: int, force: bool) -> None:
+def check_loop_arguments(num_files: Optional[int], max_attempts: int, force: bool, dry_run: bool = False) -> None:
     """The arguments every rebalance takes: :class:`InvalidInputError` naming the bad one."""
-    if not isinstance(force, bool):
-        raise InvalidInputError(f"force must be True or False, got {force!r}", column="force")
+    for flag, given in (("force", force), ("dry_run", dry_run)):
+        if not isinstance(given, bool):
+            raise InvalidInputError(f"{flag} must be True or False, got {given!r}", column=flag)
     for name, value in (("max_attempts", max_attempts), ("num_files", num_files)):
         if name == "max_attempts" or value is not None:
             check_count(value, name, minimum=1, maximum=None)
@@ -199,7 +202,8 @@ class GenerationTable:
 
     def _generations(self, request: Any, stages: Stages) -> Rebalance:
         """The stages of a rebalance, tried again (from the plan) when another writer commits
-        first. ``request`` has at least ``max_attempts`` and ``num_files``."""
+        first. ``request`` has at least ``max_attempts``, ``num_files`` and ``dry_run`` (stop after the
+        compute stage: plan and rows as a commit would have them, nothing written, no table created)."""
         reuse: Optional[tuple] = None
         attempt, upgraded = 0, False
         while attempt < request.max_attempts:
@@ -219,7 +223,11 @@ class GenerationTable:
             if computed is None or not todo.changed:    # nothing to write (an empty input creates no table)
                 empty = self.spark.createDataFrame([], self.kind.ddl())
                 figures = computed.figures if computed is not None else None
-                return Rebalance(empty, None, self._summary(todo, attempt, warned, figures=figures))
+                return Rebalance(empty, None, self._summary(todo, attempt, warned, figures=figures),
+                                 request.dry_run)
+            if request.dry_run:                         # a preview: the same rows and counts, nothing written
+                rows, outcome = self._preview(computed.rows)
+                return Rebalance(rows, None, self._summary(todo, attempt, warned, outcome, computed.figures), True)
             if snap is None or self._backend.missing_columns(snap):
                 moved_on = self._create() if snap is None else self._upgrade(snap)
                 if moved_on.version != (snap.version if snap is not None else 0):
@@ -244,6 +252,14 @@ class GenerationTable:
             time.sleep(min(0.1 * 2 ** attempt, 2.0))
         raise ConcurrentRebalanceError(f"{self.location}: other writers committed first {request.max_attempts} "
                                        "times; rebalance not committed")
+
+    def _preview(self, computed: Union[pa.Table, DataFrame]) -> "tuple[DataFrame, Outcome]":
+        """A dry run's rows as a DataFrame and their outcome, counted as a commit counts them."""
+        if isinstance(computed, pa.Table):
+            outcome = Outcome.of(self.kind)
+            outcome.add_arrow(computed, self.kind)
+            return self.spark.createDataFrame(computed, schema=self.kind.ddl()), outcome
+        return computed, outcome_of(computed, self.kind)
 
     def _warn(self, todo: Plan) -> int:
         return warn_about_input(todo, self.location)

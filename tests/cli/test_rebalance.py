@@ -94,3 +94,19 @@ def test_rebalance_takes_kafkas_strategy_list_and_says_which_entry_applies(cli, 
     assert run.status == 0, run.err
     assert "using 'cooperative-sticky', its first supported entry" in run.err
     assert set(state_rows(tmp_path / "state")["strategy"]) == {"cooperative-sticky"}
+
+
+def test_rebalance_dry_run_shows_the_generation_and_writes_nothing(cli, tmp_path):
+    (tmp_path / "subs.csv").write_text("group_id,member_id,topic\npayments,c1,orders\npayments,c2,orders\n",
+                                       encoding="utf-8")
+    args = ["--subscriptions", tmp_path / "subs.csv", "--topics", "orders=4", "--table", tmp_path / "state",
+            "--strategy", "sticky"]
+    preview = cli("rebalance", *args, "--dry-run")
+    assert preview.status == 0, preview.err
+    f = figures(preview.out)
+    assert f["committed version"] == "none: a dry run, nothing written" and f["partitions new"] == "4"
+    assert not (tmp_path / "state").exists()
+    real = cli("rebalance", *args)
+    assert figures(real.out)["committed version"] == "1"
+    again = cli("rebalance", *args, "--dry-run")
+    assert again.out.startswith("Nothing changed: 1 groups have the same inputs")

@@ -45,6 +45,7 @@ class Request:
     weighted: bool = False
     key: str = ""
     weight_dict: Optional[Mapping[str, Any]] = None
+    dry_run: bool = False
 
     @property
     def replans_for_load(self) -> bool:
@@ -59,13 +60,13 @@ class Request:
 
 def make_request(spark, subscriptions: DataFrame, topics: Topics, strategy: str, num_files: Optional[int],
                  max_attempts: int, force: bool, weights: Any = None, max_count_skew: Optional[int] = None,
-                 min_improvement: Optional[float] = None) -> Request:
+                 min_improvement: Optional[float] = None, dry_run: bool = False) -> Request:
     """Check the arguments of :meth:`~spark_assign.AssignmentTable.rebalance` and the inputs'
     schemas, before any Spark job; :class:`InvalidInputError` or :class:`SchemaError` names the
     argument or column."""
     chosen = spark_strategy(strategy, weights_given=weights is not None)
     options = load_knobs(max_count_skew, min_improvement)
-    check_loop_arguments(num_files, max_attempts, force)
+    check_loop_arguments(num_files, max_attempts, force, dry_run)
     # Before defaulting group_id: a file whose group column is named 'group' is refused, not read
     # as one group 'default'; columns rebalance ignores are named in a warning.
     check_columns(subscriptions, "subscriptions", SUBSCRIPTION_COLUMNS, warn_unknown=True)
@@ -77,4 +78,4 @@ def make_request(spark, subscriptions: DataFrame, topics: Topics, strategy: str,
     return Request(subscriptions, topics, topic_df, chosen.name, num_files,
                    check_topics(topics) if isinstance(topics, Mapping) else None, max_attempts, force,
                    weight_df, options, chosen.weighted, fingerprint_key(chosen.name, chosen.weighted, options),
-                   weights if isinstance(weights, Mapping) else None)
+                   weights if isinstance(weights, Mapping) else None, dry_run)

@@ -70,13 +70,17 @@ class AssignmentTable(GenerationTable):
 
     def rebalance(self, subscriptions: DataFrame, topics: Topics, strategy: str = DEFAULT_STRATEGY,
                   num_files: Optional[int] = None, max_attempts: int = 5, force: bool = False, weights: Any = None,
-                  max_count_skew: Optional[int] = None, min_improvement: Optional[float] = None) -> Rebalance:
+                  max_count_skew: Optional[int] = None, min_improvement: Optional[float] = None,
+                  dry_run: bool = False) -> Rebalance:
         """Compute and commit the next generation of every group whose inputs changed.
 
         Example::
 
             step = table.rebalance(subscriptions, topics, strategy="sticky")
             step.summary["groups_recomputed"], step.version
+
+            what_if = table.rebalance(subscriptions, topics, strategy="cooperative-sticky", dry_run=True)
+            what_if.summary["partitions_moved"], what_if.version     # ..., None: nothing written
 
             lag = spark.table("partition_lag")          # topic, partition, weight (and group_id)
             table.rebalance(subscriptions, topics, strategy="load-aware", weights=lag)
@@ -112,6 +116,10 @@ class AssignmentTable(GenerationTable):
             a partition. Every row is checked first (one job).
         max_count_skew, min_improvement:
             The load-aware knobs (docs/load-aware.md); changing one recomputes every group.
+        dry_run:
+            Plan and compute as for a commit, and return the same rows and summary without
+            writing anything (no generation, no table created): a what-if that leaves the
+            record of what happened alone. ``version`` is None and ``dry_run`` True.
 
         Returns
         -------
@@ -119,7 +127,7 @@ class AssignmentTable(GenerationTable):
             The new rows, the committed version (None when nothing changed) and counts.
         """
         request = make_request(self.spark, subscriptions, topics, strategy, num_files, max_attempts, force,
-                               weights, max_count_skew, min_improvement)
+                               weights, max_count_skew, min_improvement, dry_run)
         if request.weights is not None:
             with data_errors():
                 check_weights(request.weights, request.topic_df)

@@ -66,6 +66,7 @@ class _Request:
     num_files: Optional[int]
     max_attempts: int
     force: bool
+    dry_run: bool = False
 
 
 class ReplicaTable(GenerationTable):
@@ -90,7 +91,8 @@ class ReplicaTable(GenerationTable):
     def rebalance(self, topics: DataFrame, brokers: DataFrame, replication_factor: Optional[int] = None,
                   method: str = "striped", reassign: Optional[str] = "sticky", seed: int = 0,
                   start_index: Optional[int] = None, rack_aware: Optional[str] = None,
-                  num_files: Optional[int] = None, max_attempts: int = 5, force: bool = False) -> Rebalance:
+                  num_files: Optional[int] = None, max_attempts: int = 5, force: bool = False,
+                  dry_run: bool = False) -> Rebalance:
         """Compute and commit the next placement of every cluster whose topics, brokers or settings changed.
 
         Example::
@@ -123,6 +125,8 @@ class ReplicaTable(GenerationTable):
             Commits tried when other writers keep committing first.
         force:
             Recompute every cluster, changed or not.
+        dry_run:
+            Return the rows and summary a commit would write, and write nothing (``version`` None).
 
         Returns
         -------
@@ -132,13 +136,13 @@ class ReplicaTable(GenerationTable):
             ``replicas_moved``, ``leaders_changed``, ``lower_bound``, ``attempts``, ``warnings``.
         """
         request = self._request(topics, brokers, replication_factor, method, reassign, seed, start_index,
-                                rack_aware, num_files, max_attempts, force)
+                                rack_aware, num_files, max_attempts, force, dry_run)
         with Stages(f"rebalance {self.location}", REBALANCE_STAGES) as stages:
             return self._generations(request, stages)
 
     def _request(self, topics: DataFrame, brokers: DataFrame, replication_factor: Optional[int], method: str,
                  reassign: Optional[str], seed: int, start_index: Optional[int], rack_aware: Optional[str],
-                 num_files: Optional[int], max_attempts: int, force: bool) -> _Request:
+                 num_files: Optional[int], max_attempts: int, force: bool, dry_run: bool = False) -> _Request:
         """Check the arguments and the inputs' schemas, before any Spark job."""
         chosen = get_replica_method(method)
         if chosen.needs_previous:
@@ -148,7 +152,7 @@ class ReplicaTable(GenerationTable):
         # The same checks as assign_replicas' (one home for the replica options).
         options = check_options(chosen.name, replication_factor, seed, start_index, rack_aware, has_previous=False,
                                 previous_hint="reassign=")
-        check_loop_arguments(num_files, max_attempts, force)
+        check_loop_arguments(num_files, max_attempts, force, dry_run)
         for name, frame in (("topics", topics), ("brokers", brokers)):
             if not isinstance(frame, DataFrame):
                 raise InvalidInputError(f"{name} must be a DataFrame, got {type(frame).__name__}", column=name)
@@ -157,7 +161,7 @@ class ReplicaTable(GenerationTable):
         settings = PlacementSettings(chosen.name, again, options.replication_factor, options.seed,
                                      options.start_index, options.rack_aware)
         settings.check(topics, brokers)                        # schemas and arguments, no job
-        return _Request(topics, brokers, settings, num_files, max_attempts, force)
+        return _Request(topics, brokers, settings, num_files, max_attempts, force, dry_run)
 
     def _plan(self, request: _Request, heads: DataFrame, snap: Optional[Snapshot]) -> Plan:
         """Fingerprints of the clusters' topic and broker rows (see :func:`.plan.changed_units`)."""
