@@ -29,6 +29,9 @@ LOCAL_DEFAULTS: Dict[str, str] = {
     "spark.sql.execution.pyspark.udf.hideTraceback.enabled": "true",
 }
 
+#: The Python worker daemon of quiet sessions (see :mod:`spark_assign.spark.daemon`).
+QUIET_DAEMON = "spark_assign.spark.daemon"
+
 _DELTA_CONF = {
     "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
     "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
@@ -97,7 +100,8 @@ def local_session(
         Keep Spark's console logging at ERROR from the start (no start-up warnings), without
         the stacks of failed tasks (the action that ran the job raises the failure; see
         :data:`TASK_FAILURE_LOGGERS`). ``spark.sparkContext.setLogLevel("INFO")`` brings
-        Spark's logs back.
+        Spark's logs back. Python workers that Spark hangs up on before their first task exit
+        without a traceback (:mod:`spark_assign.spark.daemon`).
     conf:
         More Spark settings, e.g. ``**{"spark.sql.shuffle.partitions": "8"}``.
     """
@@ -117,6 +121,8 @@ def local_session(
     settings.update({k: str(v) for k, v in conf.items()})
     if quiet:
         settings[JAVA_OPTIONS] = _with_quiet_logging(settings.get(JAVA_OPTIONS, ""))
+        # No traceback on the console when Spark hangs up on a Python worker before its first task.
+        settings.setdefault("spark.python.daemon.module", QUIET_DAEMON)
         for name in QUERY_CONTEXT_LOGGERS:
             logging.getLogger(name).setLevel(logging.CRITICAL)
     if remote:

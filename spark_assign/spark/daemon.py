@@ -1,0 +1,40 @@
+"""PySpark's Python worker daemon, quiet when Spark hangs up before a task arrives.
+
+Spark starts ``python -m pyspark.daemon`` (``spark.python.daemon.module``) to fork
+Python workers. A forked worker first reads a secret from the JVM's new connection;
+when the JVM closes that connection first (a session stopping while it asks for a
+worker, an executor going away), PySpark's daemon prints the ``EOFError``'s
+traceback to the console: a stack on the user's terminal for what is an orderly
+goodbye. :func:`~spark_assign.spark.session.local_session` names this module
+instead. It runs PySpark's daemon unchanged, except that a worker whose
+connection ends before its first task exits quietly (code 1, as PySpark's own
+exit on a failed handshake). Errors inside a task are PySpark's worker's to
+report (it sends them to the JVM), and pass through untouched.
+
+Executors need spark-assign installed to find this module, as they do for
+spark-assign's own functions.
+"""
+
+from __future__ import annotations
+
+import pyspark.daemon as _daemon
+
+__all__ = ["worker"]
+
+_pyspark_worker = _daemon.worker
+
+
+def worker(sock, authenticated):
+    """PySpark's ``daemon.worker``, ending quietly when the JVM closes the connection before
+    the handshake's secret or the first task arrives."""
+    try:
+        return _pyspark_worker(sock, authenticated)
+    except EOFError:
+        return 1
+
+
+# The daemon's fork loop calls the module-level name ``worker``.
+_daemon.worker = worker
+
+if __name__ == "__main__":
+    _daemon.manager()
