@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional
 
+from ..conftest import SHORT_LIVED_JVM
+
 WORKERS = 2
 START_TIMEOUT_S = 120
 
@@ -71,8 +73,10 @@ def start(work: Path, hidden: Optional[Path] = None) -> Cluster:
     """Start a master and :data:`WORKERS` workers (1 core, 1 GiB each) and wait until all are
     registered. ``hidden``: a folder the workers' executors see as an empty tmpfs."""
     work.mkdir(parents=True, exist_ok=True)
+    # The master and workers only schedule: they start, as the tests' other short-lived JVMs do, without
+    # C2 and the parallel collector (see tests/conftest.py).
     env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", SPARK_LOG_DIR=str(work / "logs"),
-               SPARK_WORKER_DIR=str(work / "worker"))
+               SPARK_WORKER_DIR=str(work / "worker"), SPARK_DAEMON_JAVA_OPTS=SHORT_LIVED_JVM)
     port, web = free_port(), free_port()
     cluster = Cluster(f"spark://127.0.0.1:{port}", f"http://127.0.0.1:{web}")
 
