@@ -12,6 +12,7 @@ import os
 import sys
 import time
 
+from ..conftest import SHORT_LIVED_JVM
 from ..delta import DELTA_SQL
 from .workload import TOPICS, assign_rows, generations, sql_results
 
@@ -38,7 +39,7 @@ def main() -> None:
     conf = {"spark.jars": ",".join(spec["jars"]), **DELTA_SQL, "spark.executor.memory": "768m",
             "spark.executor.cores": "1", "spark.cores.max": "2", "spark.ui.enabled": "false",
             "spark.sql.shuffle.partitions": "4", "spark.databricks.delta.snapshotPartitions": "2",
-            "spark.driver.host": "127.0.0.1"}
+            "spark.driver.host": "127.0.0.1", "spark.executor.extraJavaOptions": SHORT_LIVED_JVM}
     for key, value in conf.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()

@@ -191,7 +191,7 @@ def test_one_of_two_racing_delta_spark_commits_lands(spark, tmp_path):
     needs_delta_spark()
     table, _ = two_generations(spark, str(tmp_path / "t"), "delta-spark")
     start = DeltaTable(table.path).version()
-    rounds = 12
+    rounds = 6
     for r in range(rounds):
         backend, snap, a, b = staged_pair(table)
         barrier, outcomes = threading.Barrier(2), []

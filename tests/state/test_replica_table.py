@@ -7,6 +7,12 @@ The summary's moves, leader changes and lower bound are the engine's. Then
 the table's guarantees: incremental (an unchanged cluster gets no new
 generation), idempotent, history and time travel, diff and the reassignment,
 nothing written for bad input.
+
+The generations and retention tests run on the embedded engine only: reading, time travel and
+pruning go through the same generic table code for both kinds, which the assignment table's
+contract tests hold to both engines; what is the replica kind's own (its plan, compute and
+rows) does not touch the engine. Bad input runs on both: what a failed rebalance leaves
+behind is each engine's.
 """
 
 from collections import defaultdict
@@ -68,6 +74,7 @@ def reassigned(topics, brokers, before, clusters):
     return out, dict(totals)
 
 
+@pytest.mark.parametrize("engine", ["embedded"])
 def test_a_broker_joins_then_a_rack_leaves_over_generations(spark, tmp_path, engine):
     table = ReplicaTable(spark, str(tmp_path / "replicas"), engine=engine)
     brokers = EU + US
@@ -179,6 +186,7 @@ def test_bad_input_writes_nothing(spark, tmp_path, engine):
     assert DeltaTable(table.path).version() == 1
 
 
+@pytest.mark.parametrize("engine", ["embedded"])
 def test_one_cluster_without_cluster_ids_and_retention(spark, tmp_path, engine):
     table = ReplicaTable(spark, str(tmp_path / "replicas"), engine=engine)
     topics = spark.createDataFrame([("orders", 6)], "topic string, num_partitions int")
