@@ -157,7 +157,8 @@ def _groups(summary: pd.DataFrame, gm: pd.DataFrame, colours: Dict[str, str], to
         rows.append(
             f'<tr data-strategy="{escape(r.strategy)}" data-group="{escape(r.group_id)}">'
             f'<td data-sort="{escape(r.strategy)}">{_chip(r.strategy, colours)}</td>'
-            f'<td><a href="#{_anchor(r.strategy, r.group_id)}" class="mono">{escape(r.group_id)}</a></td>'
+            f'<td><a href="#{_anchor(r.strategy, r.group_id)}" class="mono group-id" '
+            f'title="{escape(r.group_id)}">{escape(r.group_id)}</a></td>'
             + "".join(num_cell(getattr(r, c)) for c in ("rebalances", "members", "partitions", "spread",
                                                       "worst_spread", "paused", "moved", "revoked", "assigned",
                                                       "movement", "follow_ups"))
@@ -171,7 +172,8 @@ def _groups(summary: pd.DataFrame, gm: pd.DataFrame, colours: Dict[str, str], to
             " rebalances (eager strategies: all it owned). Rebalances are the group\u2019s rebalances for a change of its"
             " inputs; its cooperative follow-ups are counted apart. Members, partitions and spread are those of"
             " the latest generation; history shows movement per step and follow-up. Click a heading to sort.")
-    return (f'<section id="groups"><h2>Groups with the most movement</h2><p class="note">{escape(note)}</p>'
+    return (f'<section id="groups" class="compact"><h2>Groups with the most movement</h2>'
+            f'<p class="note">{escape(note)}</p>'
             f'<div class="toolbar"><input id="group-filter" type="search" placeholder="Filter groups\u2026" '
             f'aria-label="Filter groups"/></div>'
             f'{sortable_table("groups-table", headers, rows, numeric)}</section>')

@@ -322,19 +322,22 @@ def _spelling(name: str) -> str:
 
 
 def _misnamed(what: str, fields: List[str], columns: List[Tuple[str, str, bool]]) -> None:
-    """Raise :class:`SchemaError` when an expected column is absent but a field carries one of
-    its other names (:data:`COLUMN_ALIASES`, or its spelling in another case or with other
+    """Raise :class:`SchemaError` naming every expected column that is absent while a field carries
+    one of its other names (:data:`COLUMN_ALIASES`, or its spelling in another case or with other
     separators)."""
-    present = set(fields)
+    expected = {c for c, _, _ in columns}
+    found: List[Tuple[str, str]] = []
     for name, _, _ in columns:
-        if name in present:
+        if name in fields:
             continue
         spellings = {_spelling(name)} | {_spelling(a) for a in COLUMN_ALIASES.get(name, ())}
-        for field in fields:
-            if _spelling(field) in spellings and field not in {c for c, _, _ in columns}:
-                raise SchemaError(
-                    f"{what} has a column '{field}' where '{name}' is expected; rename it "
-                    f"(for example df.withColumnRenamed('{field}', '{name}')); its columns: {', '.join(fields)}")
+        found += [(field, name) for field in fields if field not in expected and _spelling(field) in spellings][:1]
+    if found:
+        where = ", ".join(f"a column '{field}' where '{name}' is expected" for field, name in found)
+        field, name = found[0]
+        them = "it" if len(found) == 1 else "them"
+        raise SchemaError(f"{what} has {where}; rename {them} (for example df.withColumnRenamed('{field}', "
+                          f"'{name}')); its columns: {', '.join(fields)}")
 
 
 def _warn_unknown(what: str, fields: List[str], columns: List[Tuple[str, str, bool]]) -> None:
@@ -364,8 +367,6 @@ def check_columns(df: DataFrame, what: str, columns: List[Tuple[str, str, bool]]
     """
     fields = {f.name: f.dataType for f in df.schema.fields}
     _misnamed(what, list(fields), columns)
-    if warn_unknown:
-        _warn_unknown(what, list(fields), columns)
     present: Dict[str, T.DataType] = {}
     for name, expected, required in columns:
         if name not in fields:
@@ -380,6 +381,8 @@ def check_columns(df: DataFrame, what: str, columns: List[Tuple[str, str, bool]]
             raise SchemaError(
                 f"{what} column '{name}' must be {expected}, got {fields[name].simpleString()}")
         present[name] = fields[name]
+    if warn_unknown:                                        # only for an input that is taken
+        _warn_unknown(what, list(fields), columns)
     return present
 
 

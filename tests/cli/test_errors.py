@@ -92,6 +92,11 @@ def test_bad_rows_found_by_spark_are_one_line_and_status_2(cli, tmp_path):
     (tmp_path / "cols.csv").write_text("group,member\npayments,c1\n", encoding="utf-8")
     run = cli("rebalance", "--subscriptions", tmp_path / "cols.csv", "--topics", "orders=3",
               "--table", tmp_path / "t", "--strategy", "range")
+    assert_one_line_error(run, "has a column 'group' where 'group_id' is expected, a column 'member' where "
+                               "'member_id' is expected")
+    (tmp_path / "cols.csv").write_text("group_id,consumer_name,topic\npayments,c1,orders\n", encoding="utf-8")
+    run = cli("rebalance", "--subscriptions", tmp_path / "cols.csv", "--topics", "orders=3",
+              "--table", tmp_path / "t", "--strategy", "range")
     assert_one_line_error(run, "lacks the required column 'member_id'")
 
 

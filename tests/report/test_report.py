@@ -356,6 +356,27 @@ def test_narrow_screen_and_no_data_page_in_chromium(browser, tmp_path):
 
 
 @needs_chromium
+def test_the_groups_table_fits_a_1400_pixel_window_with_long_group_ids(browser, tmp_path):
+    rows = simulate(n_groups=16, generations=6)
+    long_ids = {g: f"consumer-group-of-the-payments-platform-{g}-Zahlungsdienst-支払い-{'x' * 30}"
+                for g in rows["group_id"].unique()}
+    rows = rows.assign(group_id=rows["group_id"].map(long_ids))
+    path = tmp_path / "wide.html"
+    render_html(rows, title="Long ids", path=path)
+    browser.open(path.as_uri(), width=1400, height=900)
+    wrap = "document.getElementById('groups-table').closest('.table-wrap')"
+    assert browser.evaluate(f"{wrap}.scrollWidth <= {wrap}.clientWidth"), browser.evaluate(
+        f"[{wrap}.scrollWidth, {wrap}.clientWidth]")
+    history = browser.evaluate("document.querySelector('#groups-table thead th:last-child').getBoundingClientRect()"
+                               ".right")
+    assert history <= 1400
+    link = "document.querySelector('#groups-table a.group-id')"
+    assert browser.evaluate(f"{link}.textContent") in long_ids.values()    # the whole id, wrapped over lines
+    assert browser.evaluate(f"{link}.getBoundingClientRect().height") > 40            # several lines
+    assert browser.errors == []
+
+
+@needs_chromium
 def test_the_browser_harness_sees_console_errors(browser, tmp_path):
     """Guards the assertions above: a broken page must not pass as error-free."""
     page = tmp_path / "broken.html"
