@@ -138,7 +138,8 @@ def _first_supported(listed: str) -> Strategy:
                 f"strategy list {listed!r}: using {found.name!r}, its first supported entry{passed}{later}"),
                 stacklevel=3)
             return found
-    raise UnknownStrategyError(listed, STRATEGIES.names(), suggestion=STRATEGIES.closest(entries[0] if entries else ""))
+    first = entries[0] if entries else ""
+    raise UnknownStrategyError(listed, STRATEGIES.names(), suggestion=STRATEGIES.closest(first))
 
 
 def paused_partitions(protocol: str, kept, moved, revoked):
