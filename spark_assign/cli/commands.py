@@ -1,4 +1,5 @@
-"""The subcommands: ``demo``, ``simulate``, ``rebalance``, ``history``, ``diff``, ``report``, ``replicas``.
+"""The subcommands: ``demo``, ``simulate``, ``rebalance``, ``what-if``, ``history``, ``diff``, ``report``,
+``replicas``.
 
 Each takes the parsed arguments and a :class:`Context` and returns the exit
 status. Inputs are checked before Spark starts wherever that is possible (a
@@ -23,6 +24,7 @@ from .simulate import (DEFAULT_STRATEGIES, SCENARIO_KEYS, load_scenario_file, ma
                        run_plan, summary_table)
 from .state import COMMIT_HEADERS, commit_rows, is_replica_table, read_state_rows, write_replica_report, write_report
 from .tables import format_seconds, format_table
+from .whatif import cmd_what_if
 
 __all__ = ["Context", "COMMANDS", "DEMO_SCENARIO", "DEMO_STRATEGIES"]
 
@@ -360,6 +362,7 @@ COMMANDS = {
     "demo": cmd_demo,
     "simulate": cmd_simulate,
     "rebalance": cmd_rebalance,
+    "what-if": cmd_what_if,
     "history": cmd_history,
     "diff": cmd_diff,
     "report": cmd_report,

@@ -287,6 +287,23 @@ def build_parser() -> argparse.ArgumentParser:
                      help="compute and show the next generation without writing it (a what-if; the table, "
                           "if any, is left as it is)")
 
+    wif = add("what-if", "named scenarios against a state table, as dry runs: what moves, what pauses",
+              "For each scenario, change the inputs as the event would and run the table's next rebalance\n"
+              "as a dry run (nothing is written): per scenario the groups it changes, partitions moved,\n"
+              "revoked and paused, and the rebalances until they settle. Every group gets the event.\n"
+              "Scenarios: restart (each group's first member restarts), leave (it leaves for good),\n"
+              "add-partitions:TOPIC=N, strategy:NAME, rack-down:RACK.")
+    wif.add_argument("--subscriptions", required=True, metavar="PATH|TABLE",
+                     help="the groups' members now, as for rebalance")
+    wif.add_argument("--topics", required=True, metavar="PATH|TABLE|NAME=P,...", help="topic metadata, as for rebalance")
+    wif.add_argument("--table", required=True, metavar="PATH|TABLE", help="the state table the events start from")
+    wif.add_argument("--strategy", required=True, metavar="NAME", help="the groups' strategy now")
+    wif.add_argument("--weights", metavar="PATH|TABLE", help="per-partition weights, as for rebalance")
+    wif.add_argument("--scenario", action="append", metavar="SPEC",
+                     help="repeatable; default: restart, leave, and switches to cooperative-sticky and uniform")
+    wif.add_argument("--top", type=_count, default=3, metavar="N",
+                     help="groups named per scenario, those pausing most (default: %(default)s)")
+
     his = add("history", "a table's commits, or one group's generations and what moved",
               "Without --group: one line per commit (rebalance) of the table.\n"
               "With --group: the group's generations and every partition that moved, was revoked or assigned.")

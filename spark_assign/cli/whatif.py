@@ -1,0 +1,63 @@
+"""``spark-assign what-if``: named scenarios against a state table, each a dry run, nothing written.
+
+See :mod:`spark_assign.state.consumer.whatif` for the scenarios and what the figures mean.
+"""
+
+from __future__ import annotations
+
+import textwrap
+import time
+from typing import List
+
+from ..core import get_strategy
+from ..errors import InvalidInputError
+from .inputs import check_input, read_input
+from .runtime import CliError, require_table
+from .tables import format_seconds, format_table
+
+__all__ = ["cmd_what_if", "default_scenarios"]
+
+
+def default_scenarios(strategy: str) -> List[str]:
+    """Without ``--scenario``: a member restarts, a member leaves, and the switches a group of
+    ``strategy`` would consider: to ``cooperative-sticky`` (KIP-429) and to KIP-848's ``uniform``."""
+    name = get_strategy(strategy).name
+    return ["restart", "leave"] + [f"strategy:{s}" for s in ("cooperative-sticky", "uniform") if s != name]
+
+
+def cmd_what_if(args, ctx) -> int:
+    """``what-if``: per scenario, the groups it changes, what moves and what pauses."""
+    from ..state import AssignmentTable
+    from ..state.consumer.whatif import BASELINE, Scenario, summarize, what_if
+
+    strategy = get_strategy(args.strategy).name
+    if get_strategy(strategy).weighted and args.weights is None:
+        raise CliError(f"--strategy {strategy} balances per-partition weights: give them with --weights FILE")
+    try:
+        scenarios = [Scenario.parse(text) for text in (args.scenario or default_scenarios(strategy))]
+    except InvalidInputError as e:
+        raise CliError(f"--scenario: {e.problem}") from None
+    check_input(args.subscriptions, "--subscriptions")
+    check_input(args.topics, "--topics")
+    location = require_table(args.table)
+    spark = ctx.runtime.session()
+    subscriptions = read_input(spark, args.subscriptions, "--subscriptions")
+    topics = read_input(spark, args.topics, "--topics")
+    weights = read_input(spark, args.weights, "--weights") if args.weights is not None else None
+    table = AssignmentTable(spark, location)
+    began = time.perf_counter()
+    figures = what_if(table, subscriptions, topics, strategy, scenarios, weights=weights)
+    labels = [BASELINE] + [s.name for s in scenarios]
+    rows = [[s["scenario"], s["groups"], s["moved"], s["revoked"], s["new"], s["paused"], s["rebalances"],
+             ", ".join(s["most_paused"])] for s in summarize(figures, labels, top=args.top)]
+    ctx.print(f"What if, against {table.path} (dry runs under {strategy}; nothing written, "
+              f"{format_seconds(time.perf_counter() - began)}):")
+    ctx.print(format_table(["scenario", "groups changed", "moved", "revoked", "new", "paused", "rebalances",
+                            "groups pausing most"], rows))
+    ctx.print()
+    ctx.print(textwrap.fill(
+        f"'{BASELINE}': the inputs without an event; its changes are in every scenario's figures too. "
+        "paused: partitions not consumed during the rebalance (eager: all the group owned; cooperative and "
+        "KIP-848: those changing owner). rebalances: until the group settles (2 when a cooperative rebalance "
+        "revokes: the follow-up assigns them). A static member's restart rebalances nothing (KIP-345).", 100))
+    return 0
