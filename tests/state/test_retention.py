@@ -16,6 +16,24 @@ pytestmark = pytest.mark.spark
 TOPICS = {"orders": 4}
 
 
+@pytest.mark.parametrize("engine", ["delta-spark"])
+def test_a_prune_and_a_vacuum_leave_the_users_session_active(spark, tmp_path, engine):
+    """delta-spark reads a commit's userMetadata from the JVM thread's active session, and its
+    MERGE and VACUUM leave the session they ran in active: the child session that carries the
+    prune's metadata must not stay active, or Delta commits that take the active session would
+    carry spark-assign's metadata."""
+    table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
+    members = [("busy", "a", "orders", None)]
+    table.rebalance(spark.createDataFrame(members, SUBS), TOPICS, "sticky")
+    table.rebalance(spark.createDataFrame(members + [("busy", "b", "orders", None)], SUBS), TOPICS, "sticky")
+    sessions = spark.sparkContext._jvm.org.apache.spark.sql.SparkSession
+    assert table.prune(keep_generations=1) is not None
+    assert sessions.getActiveSession().get().equals(spark._jsparkSession)
+    table.vacuum(retention_hours=168)
+    assert sessions.getActiveSession().get().equals(spark._jsparkSession)
+    assert sessions.getActiveSession().get().conf().get("spark.databricks.delta.commitInfo.userMetadata", "") == ""
+
+
 def test_prune_keeps_the_last_generations_and_the_loop_continues(spark, tmp_path, engine):
     table = AssignmentTable(spark, str(tmp_path / "t"), engine=engine)
     members = [("busy", "a", "orders", None), ("quiet", "q", "orders", None)]

@@ -41,7 +41,9 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union, cast
+from contextlib import contextmanager
+from typing import (TYPE_CHECKING, Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union,
+                    cast)
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
@@ -244,10 +246,10 @@ class DeltaSparkBackend:
         """``ALTER TABLE ADD COLUMNS`` in a child session carrying ``metadata`` (a commit's
         ``userMetadata`` can only come from a session setting)."""
         missing = self.missing_columns(snap)
-        child = self._child_session(json.dumps({**metadata, "attempt": uuid.uuid4().hex}))
         target = f"delta.`{self.location.replace('`', '``')}`" if self.by_path else self.location
         try:
-            child.sql(f"ALTER TABLE {target} ADD COLUMNS ({', '.join(f'`{n}` {t}' for n, t in missing)})")
+            with self._child_session(json.dumps({**metadata, "attempt": uuid.uuid4().hex})) as child:
+                child.sql(f"ALTER TABLE {target} ADD COLUMNS ({', '.join(f'`{n}` {t}' for n, t in missing)})")
         except self.conflicts as e:
             raise CommitConflict(f"upgrade: {type(e).__name__}") from e
 
@@ -333,15 +335,29 @@ class DeltaSparkBackend:
 
     # ------------------------------------------------------------------ retention
 
-    def _child_session(self, user_metadata: str):
+    @contextmanager
+    def _child_session(self, user_metadata: str) -> Iterator[Any]:
         """A session sharing this one's SparkContext, with its own settings: this commit's
-        metadata, vacuum logging on (its commits in the history), and a listing parallelism for this cluster."""
+        metadata, vacuum logging on (its commits in the history), and a listing parallelism for this cluster.
+
+        Delta leaves the session its command ran in as the JVM thread's active one, and reads a
+        commit's ``userMetadata`` from the active session: left there, the child would stamp this
+        commit's metadata on the user's next Delta commit. The thread's active session is restored
+        when the block ends."""
         child = self.spark.newSession()
         child.conf.set(USER_METADATA, user_metadata)
         child.conf.set("spark.databricks.delta.vacuum.logging.enabled", "true")
         parallelism = max(8, 4 * self.spark.sparkContext.defaultParallelism)
         child.conf.set("spark.sql.sources.parallelPartitionDiscovery.parallelism", str(parallelism))
-        return child
+        sessions = self.spark.sparkContext._jvm.org.apache.spark.sql.SparkSession
+        before = sessions.getActiveSession()
+        try:
+            yield child
+        finally:
+            if before.isDefined():
+                sessions.setActiveSession(before.get())
+            else:
+                sessions.clearActiveSession()
 
     def delete_before(self, snap: Snapshot[SparkHandle], cutoffs, metadata: Dict[str, object]) -> Optional[int]:
         """``MERGE ... WHEN MATCHED THEN DELETE`` of rows with ``generation <= cutoff`` of their
@@ -350,12 +366,12 @@ class DeltaSparkBackend:
         if source.num_rows == 0:
             return None
         attempt = uuid.uuid4().hex
-        child = self._child_session(json.dumps({**metadata, "attempt": attempt}))
         try:
-            (self._delta(child).alias("t")
-                 .merge(child.createDataFrame(source).alias("s"),
-                        f"t.{self.kind.key} = s.{self.kind.key} AND t.generation <= s.cutoff")
-                 .whenMatchedDelete().execute())
+            with self._child_session(json.dumps({**metadata, "attempt": attempt})) as child:
+                (self._delta(child).alias("t")
+                     .merge(child.createDataFrame(source).alias("s"),
+                            f"t.{self.kind.key} = s.{self.kind.key} AND t.generation <= s.cutoff")
+                     .whenMatchedDelete().execute())
         except self.conflicts as e:
             raise CommitConflict(f"prune: {type(e).__name__}") from e
         for r in self._delta().history(RECENT_COMMITS).select("version", "userMetadata").collect():
@@ -369,11 +385,11 @@ class DeltaSparkBackend:
         Delta's own count (``numDeletedFiles`` of its ``VACUUM END`` commit) includes the
         partition directories it removes once empty, so the data files are counted from a
         ``DRY RUN`` listing first, then the same ``VACUUM`` runs."""
-        child = self._child_session(json.dumps({"spark_assign": {"operation": "vacuum"}}))
         target = f"delta.`{self.location.replace('`', '``')}`" if self.by_path else self.location
-        listed = child.sql(f"VACUUM {target} RETAIN {int(retention_hours)} HOURS DRY RUN")
-        files = listed.where(listed.path.endswith(".parquet")).count()
-        self._delta(child).vacuum(float(retention_hours))
+        with self._child_session(json.dumps({"spark_assign": {"operation": "vacuum"}})) as child:
+            listed = child.sql(f"VACUUM {target} RETAIN {int(retention_hours)} HOURS DRY RUN")
+            files = listed.where(listed.path.endswith(".parquet")).count()
+            self._delta(child).vacuum(float(retention_hours))
         return files
 
     # ------------------------------------------------------------------ history
