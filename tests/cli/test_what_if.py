@@ -2,28 +2,24 @@
 
 from __future__ import annotations
 
-import os
-
 from .conftest import run_cli, text_table
+from ..state.fleets import table_files
 
 SUBS = ("group_id,member_id,topic,group_instance_id,rack\n"
         "payments,c1,orders,,az-1\npayments,c2,orders,payments-2,az-2\npayments,c3,orders,,az-1\n"
         "audit,a1,orders,,az-2\naudit,a1,events,,az-2\naudit,a2,events,,az-1\n")
 
 
-def listing(folder):
-    return sorted(os.path.relpath(os.path.join(d, f), folder) for d, _, files in os.walk(folder) for f in files)
-
 
 def test_what_if_prints_each_scenario_and_writes_nothing(cli, tmp_path):
     (tmp_path / "subs.csv").write_text(SUBS, encoding="utf-8")
     inputs = ["--subscriptions", tmp_path / "subs.csv", "--topics", "orders=6,events=2", "--table", tmp_path / "state"]
     assert cli("rebalance", *inputs, "--strategy", "sticky").status == 0
-    before = listing(tmp_path / "state")
+    before = table_files(tmp_path / "state")
     run = cli("what-if", *inputs, "--strategy", "sticky", "--scenario", "restart", "--scenario", "rack-down:az-1",
               "--scenario", "add-partitions:orders=2")
     assert run.status == 0, run.err
-    assert listing(tmp_path / "state") == before
+    assert table_files(tmp_path / "state") == before
     rows = {r["scenario"]: r for r in text_table(run.out)}
     assert list(rows) == ["as given", "restart", "rack-down:az-1", "add-partitions:orders=2"]
     assert rows["as given"]["groups changed"] == "0"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from typing import Dict, List, Tuple
 
@@ -47,3 +48,9 @@ def check_generation(rows, subscriptions: List[tuple], topics: Dict[str, int], c
                 problems.append(f"{g}: {r.topic}-{r.partition} could move from {r.member_id} to {lighter[0]}")
                 break
     return problems
+
+
+def table_files(folder) -> List[str]:
+    """Every file under a table's folder (log, data, heads), relative to it, sorted: equal before
+    and after an operation that must write nothing."""
+    return sorted(os.path.relpath(os.path.join(d, f), folder) for d, _, files in os.walk(folder) for f in files)

@@ -4,23 +4,18 @@ A dry run stops after the compute stage, so the engine it runs on does not matte
 (the embedded one here); the replica table shares the loop (one check of it).
 """
 
-import os
-
 import pytest
 
 from spark_assign import AssignmentTable, ReplicaTable
 from spark_assign.errors import InvalidInputError
 
-from .fleets import SUBS, churn, fleet_rows
+from .fleets import SUBS, churn, fleet_rows, table_files
 
 pytestmark = pytest.mark.spark
 
 TOPICS = {"t0": 6, "t1": 4, "t2": 8}
 COLUMNS = ["group_id", "generation", "member_id", "topic", "partition", "previous_member_id", "status"]
 
-
-def listing(folder):
-    return sorted(os.path.relpath(os.path.join(d, f), folder) for d, _, files in os.walk(folder) for f in files)
 
 
 def rows_of(step):
@@ -41,11 +36,11 @@ def test_a_dry_run_previews_exactly_the_next_commit_and_leaves_the_table_alone(s
     table = AssignmentTable(spark, str(tmp_path / "state"), engine="embedded")
     rows = fleet_rows(40, seed=7, members=3)
     table.rebalance(spark.createDataFrame(rows, SUBS), TOPICS, "cooperative-sticky")
-    before = listing(tmp_path / "state")
+    before = table_files(tmp_path / "state")
     changed = spark.createDataFrame(churn(rows, seed=8, share=0.2), SUBS)
 
     preview = table.rebalance(changed, TOPICS, "cooperative-sticky", dry_run=True)
-    assert listing(tmp_path / "state") == before             # no commit, no data files, no heads
+    assert table_files(tmp_path / "state") == before             # no commit, no data files, no heads
     real = table.rebalance(changed, TOPICS, "cooperative-sticky")
     assert real.version == 2 and not real.dry_run
     assert rows_of(preview) == rows_of(real)

@@ -2,7 +2,6 @@
 rebalance under the event's inputs, so each must equal what committing those inputs would give,
 and leave the table as it is. A dry run does not touch the engine (the embedded one here)."""
 
-import os
 import shutil
 
 import pytest
@@ -12,15 +11,12 @@ from spark_assign.errors import InvalidInputError
 from spark_assign.schema import STATUSES
 from spark_assign.state.consumer.whatif import BASELINE, Scenario, summarize, what_if
 
-from .fleets import SUBS, fleet_rows
+from .fleets import SUBS, fleet_rows, table_files
 
 pytestmark = pytest.mark.spark
 
 TOPICS = {"t0": 6, "t1": 4, "t2": 8}
 
-
-def listing(folder):
-    return sorted(os.path.relpath(os.path.join(d, f), folder) for d, _, files in os.walk(folder) for f in files)
 
 
 def dynamic(rows):
@@ -51,9 +47,9 @@ def committed_figures(spark, table, tmp_path, scenario, subs):
                                       Scenario.switch("cooperative-sticky")], ids=lambda s: s.name)
 def test_a_scenario_is_the_commit_it_previews_and_writes_nothing(spark, table, tmp_path, scenario):
     subs = spark.createDataFrame(dynamic(fleet_rows(12, seed=5, members=3)), SUBS)
-    before = listing(table.path)
+    before = table_files(table.path)
     figures = what_if(table, subs, TOPICS, "sticky", [scenario])
-    assert listing(table.path) == before
+    assert table_files(table.path) == before
     assert figures[figures["scenario"] == BASELINE].empty                 # the table is up to date
     mine = figures[figures["scenario"] == scenario.name].set_index("group_id")
     expected = committed_figures(spark, table, tmp_path, scenario, subs)
