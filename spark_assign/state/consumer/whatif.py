@@ -149,11 +149,13 @@ def what_if(table: Any, subscriptions: DataFrame, topics: Topics, strategy: str,
     """
     if "group_id" not in subscriptions.columns:
         subscriptions = subscriptions.withColumn("group_id", F.lit("default"))
-    frames = [_figures(BASELINE, table, subscriptions, topics, get_strategy(strategy).name, weights)]
+    current = get_strategy(strategy).name
+    frames = [_figures(BASELINE, table, subscriptions, topics, current, weights)]
     for scenario in scenarios:
-        subs, tops, name = scenario.apply(subscriptions, topics, get_strategy(strategy).name)
-        frames.append(pd.concat([_figures(scenario.name, table, subs, tops, name, weights),
-                                 _emptied(scenario.name, table, subscriptions, subs)], ignore_index=True))
+        subs, tops, name = scenario.apply(subscriptions, topics, current)
+        frames.append(_figures(scenario.name, table, subs, tops, name, weights))
+        if subs is not subscriptions:                # only an event on the members can empty a group
+            frames.append(_emptied(scenario.name, table, subscriptions, subs))
     return pd.concat(frames, ignore_index=True)
 
 
