@@ -3,8 +3,8 @@
 Spark starts ``python -m pyspark.daemon`` (``spark.python.daemon.module``) to fork
 Python workers. A forked worker first reads a secret from the JVM's new connection;
 when the JVM closes that connection first (a session stopping while it asks for a
-worker, an executor going away), PySpark's daemon prints the ``EOFError``'s
-traceback to the console: a stack on the user's terminal for what is an orderly
+worker, an executor going away), PySpark's daemon prints the ``EOFError``'s (or, for a
+reset connection, the ``ConnectionResetError``'s) traceback to the console: a stack on the user's terminal for what is an orderly
 goodbye. :func:`~spark_assign.spark.session.local_session` names this module
 instead. It runs PySpark's daemon unchanged, except that a worker whose
 connection ends before its first task exits quietly (code 1, as PySpark's own
@@ -25,11 +25,11 @@ _pyspark_worker = _daemon.worker
 
 
 def worker(sock, authenticated):
-    """PySpark's ``daemon.worker``, ending quietly when the JVM closes the connection before
-    the handshake's secret or the first task arrives."""
+    """PySpark's ``daemon.worker``, ending quietly when the JVM closes or resets the connection
+    before the handshake's secret or the first task arrives."""
     try:
         return _pyspark_worker(sock, authenticated)
-    except EOFError:
+    except (EOFError, ConnectionError):          # closed, or reset (ECONNRESET), or a broken pipe
         return 1
 
 

@@ -16,14 +16,33 @@ print(pyspark.daemon.worker(ours, False))
 """
 
 
-def run(setup):
-    return subprocess.run([sys.executable, "-c", HANG_UP.format(setup=setup)], capture_output=True, text=True,
+RESET = """
+import socket, struct, sys
+import pyspark.daemon
+{setup}
+server = socket.create_server(("127.0.0.1", 0))
+jvm = socket.create_connection(server.getsockname())
+ours, _ = server.accept()
+jvm.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+jvm.close()                                   # the JVM resets the connection (RST) before the handshake
+print(pyspark.daemon.worker(ours, False))
+"""
+
+
+def run(setup, script=HANG_UP):
+    return subprocess.run([sys.executable, "-c", script.format(setup=setup)], capture_output=True, text=True,
                           timeout=120)
 
 
 def test_a_worker_hung_up_on_before_its_handshake_exits_quietly():
     done = run("import spark_assign.spark.daemon")
     assert done.returncode == 0 and done.stdout.strip() == "1" and done.stderr == "", done.stderr
+
+
+def test_a_worker_whose_connection_is_reset_exits_quietly_too():
+    done = run("import spark_assign.spark.daemon", RESET)
+    assert done.returncode == 0 and done.stdout.strip() == "1" and done.stderr == "", done.stderr
+    assert "ConnectionResetError" in run("", RESET).stderr          # what PySpark's own daemon printed
 
 
 def test_pysparks_own_worker_raises_there_which_is_what_the_console_showed():
