@@ -17,7 +17,7 @@ from typing import Any, Dict, Optional, TextIO
 
 from ..core import get_strategy
 from ..schema import STATUSES
-from .inputs import check_input, read_input
+from .inputs import check_rebalance_inputs, read_rebalance_inputs
 from .replicas import cmd_replicas
 from .runtime import CliError, Progress, SparkRuntime, is_delta_table, is_path, require_table, writable_table
 from .simulate import (DEFAULT_STRATEGIES, SCENARIO_KEYS, load_scenario_file, make_plan, parse_strategies,
@@ -183,15 +183,10 @@ def cmd_rebalance(args, ctx: Context) -> int:
     if chosen.weighted and args.weights is None:
         raise CliError(f"--strategy {strategy} balances per-partition weights: give them with --weights FILE "
                        "(rows topic, partition, weight[, group_id])")
-    check_input(args.subscriptions, "--subscriptions")
-    check_input(args.topics, "--topics")
-    if args.weights is not None:
-        check_input(args.weights, "--weights")
+    check_rebalance_inputs(args)
     location = writable_table(args.table)
     spark = ctx.runtime.session()
-    subscriptions = read_input(spark, args.subscriptions, "--subscriptions")
-    topics = read_input(spark, args.topics, "--topics")
-    weights = read_input(spark, args.weights, "--weights") if args.weights is not None else None
+    subscriptions, topics, weights = read_rebalance_inputs(spark, args)
     if subscriptions.isEmpty():             # a header-only file: not a fleet; write no (empty) table
         raise CliError(f"--subscriptions: {args.subscriptions} has no rows; give one row per member and topic")
     table = AssignmentTable(spark, location)

@@ -27,7 +27,8 @@ from ..core.consumer.model import check_topics
 from ..errors import InvalidInputError
 from .runtime import CliError, is_delta_table, is_path
 
-__all__ = ["FORMATS", "detect_format", "check_input", "read_input", "parse_topics_spec", "parse_brokers_spec"]
+__all__ = ["FORMATS", "detect_format", "check_input", "read_input", "parse_topics_spec", "parse_brokers_spec",
+           "check_rebalance_inputs", "read_rebalance_inputs"]
 
 #: File extensions of each format.
 FORMATS = {
@@ -199,3 +200,20 @@ def _read_delta(spark, path: str):
     if not uris:
         return spark.createDataFrame([], schema)
     return spark.read.schema(schema).option("basePath", path).parquet(*uris)
+
+
+def check_rebalance_inputs(args) -> None:
+    """Before Spark starts: a rebalance's ``--subscriptions``, ``--topics`` and ``--weights`` (when
+    given) exist and have a known format (``rebalance``, ``what-if``)."""
+    check_input(args.subscriptions, "--subscriptions")
+    check_input(args.topics, "--topics")
+    if args.weights is not None:
+        check_input(args.weights, "--weights")
+
+
+def read_rebalance_inputs(spark, args):
+    """A rebalance's inputs, read: ``(subscriptions, topics, weights)``, weights None when not given."""
+    subscriptions = read_input(spark, args.subscriptions, "--subscriptions")
+    topics = read_input(spark, args.topics, "--topics")
+    weights = read_input(spark, args.weights, "--weights") if args.weights is not None else None
+    return subscriptions, topics, weights

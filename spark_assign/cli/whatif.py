@@ -11,7 +11,7 @@ from typing import List
 
 from ..core import get_strategy
 from ..errors import InvalidInputError
-from .inputs import check_input, read_input
+from .inputs import check_rebalance_inputs, read_rebalance_inputs
 from .runtime import CliError, require_table
 from .tables import format_seconds, format_table
 
@@ -37,13 +37,10 @@ def cmd_what_if(args, ctx) -> int:
         scenarios = [Scenario.parse(text) for text in (args.scenario or default_scenarios(strategy))]
     except InvalidInputError as e:
         raise CliError(f"--scenario: {e.problem}") from None
-    check_input(args.subscriptions, "--subscriptions")
-    check_input(args.topics, "--topics")
+    check_rebalance_inputs(args)
     location = require_table(args.table)
     spark = ctx.runtime.session()
-    subscriptions = read_input(spark, args.subscriptions, "--subscriptions")
-    topics = read_input(spark, args.topics, "--topics")
-    weights = read_input(spark, args.weights, "--weights") if args.weights is not None else None
+    subscriptions, topics, weights = read_rebalance_inputs(spark, args)
     table = AssignmentTable(spark, location)
     began = time.perf_counter()
     figures = what_if(table, subscriptions, topics, strategy, scenarios, weights=weights)
