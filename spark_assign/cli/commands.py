@@ -15,9 +15,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, TextIO
 
-from ..core import get_strategy
 from ..schema import STATUSES
-from .inputs import check_rebalance_inputs, read_rebalance_inputs
+from .inputs import check_rebalance_inputs, read_rebalance_inputs, rebalance_strategy
 from .replicas import cmd_replicas
 from .runtime import CliError, Progress, SparkRuntime, is_delta_table, is_path, require_table, writable_table
 from .simulate import (DEFAULT_STRATEGIES, SCENARIO_KEYS, load_scenario_file, make_plan, parse_strategies,
@@ -178,11 +177,8 @@ def cmd_rebalance(args, ctx: Context) -> int:
     """``rebalance``: one generation of real inputs, committed to the state table."""
     from ..state import AssignmentTable
 
-    chosen = get_strategy(args.strategy)
+    chosen = rebalance_strategy(args)
     strategy = chosen.name
-    if chosen.weighted and args.weights is None:
-        raise CliError(f"--strategy {strategy} balances per-partition weights: give them with --weights FILE "
-                       "(rows topic, partition, weight[, group_id])")
     check_rebalance_inputs(args)
     location = writable_table(args.table)
     spark = ctx.runtime.session()

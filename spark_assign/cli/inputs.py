@@ -24,11 +24,12 @@ import re
 from typing import Dict, List, Optional, Set, Tuple
 
 from ..core.consumer.model import check_topics
+from ..core.consumer.registry import get_strategy
 from ..errors import InvalidInputError
 from .runtime import CliError, is_delta_table, is_path
 
 __all__ = ["FORMATS", "detect_format", "check_input", "read_input", "parse_topics_spec", "parse_brokers_spec",
-           "check_rebalance_inputs", "read_rebalance_inputs"]
+           "check_rebalance_inputs", "read_rebalance_inputs", "rebalance_strategy"]
 
 #: File extensions of each format.
 FORMATS = {
@@ -200,6 +201,16 @@ def _read_delta(spark, path: str):
     if not uris:
         return spark.createDataFrame([], schema)
     return spark.read.schema(schema).option("basePath", path).parquet(*uris)
+
+
+def rebalance_strategy(args):
+    """A rebalance's ``--strategy`` (a :class:`~spark_assign.core.consumer.registry.Strategy`), checked
+    before Spark starts: a strategy that balances weights needs ``--weights``."""
+    chosen = get_strategy(args.strategy)
+    if chosen.weighted and args.weights is None:
+        raise CliError(f"--strategy {chosen.name} balances per-partition weights: give them with --weights FILE "
+                       "(rows topic, partition, weight[, group_id])")
+    return chosen
 
 
 def check_rebalance_inputs(args) -> None:

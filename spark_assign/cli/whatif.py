@@ -11,7 +11,7 @@ from typing import List
 
 from ..core import get_strategy
 from ..errors import InvalidInputError
-from .inputs import check_rebalance_inputs, read_rebalance_inputs
+from .inputs import check_rebalance_inputs, read_rebalance_inputs, rebalance_strategy
 from .runtime import CliError, require_table
 from .tables import format_seconds, format_table
 
@@ -30,9 +30,7 @@ def cmd_what_if(args, ctx) -> int:
     from ..state import AssignmentTable
     from ..state.consumer.whatif import BASELINE, Scenario, summarize, what_if
 
-    strategy = get_strategy(args.strategy).name
-    if get_strategy(strategy).weighted and args.weights is None:
-        raise CliError(f"--strategy {strategy} balances per-partition weights: give them with --weights FILE")
+    strategy = rebalance_strategy(args).name
     try:
         scenarios = [Scenario.parse(text) for text in (args.scenario or default_scenarios(strategy))]
     except InvalidInputError as e:
