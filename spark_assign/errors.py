@@ -21,6 +21,7 @@ __all__ = [
     "ReadOnlyError",
     "UnknownStrategyError",
     "StateTableError",
+    "NeedsSparkError",
     "ConcurrentRebalanceError",
     "CommitConflict",
     "SparkAssignWarning",
@@ -155,6 +156,16 @@ class CommitConflict(StateTableError):
     catches it, re-plans against the new version and retries, and raises
     :class:`ConcurrentRebalanceError` when its attempts run out.
     """
+
+
+class NeedsSparkError(StateTableError):
+    """The rebalance without Spark (:mod:`spark_assign.state.consumer.driver`) cannot go on
+    without Spark: the table's heads must be rebuilt by a scan, or its format upgraded. Raised
+    before anything is written; the CLI then takes the Spark path. ``reason`` says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class SparkAssignWarning(UserWarning):

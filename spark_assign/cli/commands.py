@@ -13,9 +13,11 @@ import shutil
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional, TextIO
+from typing import Any, Dict, Optional, TextIO, cast
 
+from ..errors import NeedsSparkError
 from ..schema import STATUSES
+from .driver_path import DriverInputs, Path, choose_path
 from .inputs import check_rebalance_inputs, read_rebalance_inputs, rebalance_strategy
 from .replicas import cmd_replicas
 from .runtime import CliError, Progress, SparkRuntime, is_delta_table, is_path, require_table, writable_table
@@ -173,38 +175,92 @@ def _group_figures(subscriptions, rows):
     return status.toPandas().join(spread, on="group_id", how="left")
 
 
-def cmd_rebalance(args, ctx: Context) -> int:
-    """``rebalance``: one generation of real inputs, committed to the state table."""
-    from ..state import AssignmentTable
+def _group_figures_arrow(subscriptions, rows):
+    """:func:`_group_figures` for the path without Spark: ``subscriptions`` and ``rows`` as Arrow."""
+    import pandas as pd
 
+    from ..report.consumer.metrics import balance
+
+    frame = rows.select(["group_id", "generation", "member_id", "status"]).to_pandas()
+    owned = frame.groupby(["group_id", "member_id"], dropna=False).size().rename("n").reset_index()
+    subs = subscriptions.select([c for c in ("group_id", "member_id") if c in subscriptions.column_names]).to_pandas()
+    subs = subs.assign(group_id=subs.get("group_id", "default")).drop_duplicates()
+    members = subs[subs["group_id"].isin(set(frame["group_id"]))]
+    spread = balance(owned, ["group_id"], members, count="n")[["members", "spread"]]
+    status = pd.crosstab(frame["group_id"], frame["status"]).reindex(columns=list(STATUSES), fill_value=0)
+    figures = frame.groupby("group_id").agg(generation=("generation", "max"), partitions=("status", "size"))
+    return figures.join(status).reset_index().join(spread, on="group_id", how="left")
+
+
+def cmd_rebalance(args, ctx: Context) -> int:
+    """``rebalance``: one generation of real inputs, committed to the state table; without Spark
+    when the inputs are small (:mod:`.driver_path`)."""
     chosen = rebalance_strategy(args)
-    strategy = chosen.name
     check_rebalance_inputs(args)
     location = writable_table(args.table)
+    path = choose_path(args)
+    if path.inputs is not None:
+        try:
+            return _rebalance_in_driver(args, ctx, chosen, location, path)
+        except NeedsSparkError as e:                # found before anything was written
+            path = Path(None, e.reason)
+    return _rebalance_in_spark(args, ctx, chosen, location, path)
+
+
+def _rebalance_in_driver(args, ctx: Context, chosen, location: str, path: Path) -> int:
+    from ..state.consumer.driver import rebalance_in_driver
+
+    inputs = cast(DriverInputs, path.inputs)
+    if inputs.subscriptions.num_rows == 0:
+        raise CliError(f"--subscriptions: {args.subscriptions} has no rows; give one row per member and topic")
+    began = time.perf_counter()
+    step = rebalance_in_driver(location, inputs.subscriptions, inputs.topics, chosen.name, dry_run=args.dry_run)
+    seconds = time.perf_counter() - began
+    figures = _group_figures_arrow(inputs.subscriptions, step.rows) if _has_rows(step) else None
+    _print_rebalance(args, ctx, chosen, os.path.abspath(os.path.expanduser(location)), step, figures, seconds, path)
+    return 0
+
+
+def _rebalance_in_spark(args, ctx: Context, chosen, location: str, path: Path) -> int:
+    from ..state import AssignmentTable
+
     spark = ctx.runtime.session()
     subscriptions, topics, weights = read_rebalance_inputs(spark, args)
     if subscriptions.isEmpty():             # a header-only file: not a fleet; write no (empty) table
         raise CliError(f"--subscriptions: {args.subscriptions} has no rows; give one row per member and topic")
     table = AssignmentTable(spark, location)
     began = time.perf_counter()
-    step = table.rebalance(subscriptions, topics, strategy=strategy, weights=weights,
+    step = table.rebalance(subscriptions, topics, strategy=chosen.name, weights=weights,
                            max_count_skew=args.max_count_skew, min_improvement=args.min_improvement,
                            dry_run=args.dry_run)
     seconds = time.perf_counter() - began
+    figures = _group_figures(subscriptions, step.rows) if _has_rows(step) else None
+    _print_rebalance(args, ctx, chosen, table.path, step, figures, seconds, path)
+    return 0
+
+
+def _has_rows(step) -> bool:
+    """Whether a rebalance wrote (or, a dry run, would write) a generation."""
+    return step.version is not None or (step.dry_run and sum(step.summary.get(s, 0) for s in STATUSES) > 0)
+
+
+def _print_rebalance(args, ctx: Context, chosen, table_path: str, step, figures, seconds: float, path: Path) -> None:
+    """The result of a rebalance, either path: the counts, then the recomputed groups
+    (``figures``: per group, None when nothing changed)."""
     s = step.summary
+    strategy = chosen.name
     recomputed, unchanged = s.get("groups_recomputed", 0), s.get("groups_unchanged", 0)
     replanned, unmoved = s.get("groups_replanned_for_load"), s.get("groups_replanned_unmoved", 0)
-    previewed = step.dry_run and sum(s.get(status, 0) for status in STATUSES) > 0
-    if step.version is None and not previewed:
+    if figures is None:
         load = (f"; {replanned} re-planned for their load under the new weights moved nothing"
                 if replanned else "")
         ctx.print(f"Nothing changed: {unchanged} groups have the same inputs as their latest generation{load}; "
                   f"no commit ({format_seconds(seconds)}).")
-        return 0
-    figures = _group_figures(subscriptions, step.rows)
+        ctx.print(path.line)
+        return
     spreads = figures["spread"].fillna(0)
     committed = "none: a dry run, nothing written" if step.dry_run else step.version
-    lines = [("table", table.path), ("strategy", strategy), ("committed version", committed),
+    lines = [("table", table_path), ("strategy", strategy), ("committed version", committed),
              ("groups recomputed", f"{recomputed} of {recomputed + unchanged}"),
              ("groups with missing topics", s.get("groups_with_missing_topics", 0)),
              ("partitions new", s.get("new", 0)), ("partitions kept", s.get("kept", 0)),
@@ -214,7 +270,8 @@ def cmd_rebalance(args, ctx: Context) -> int:
               chosen.paused(s.get("kept", 0), s.get("partitions_moved", 0), s.get("revoked", 0))),
              ("spread, worst group", int(spreads.max()) if len(spreads) else 0),
              ("spread, mean", round(float(spreads.mean()), 2) if len(spreads) else 0.0),
-             ("commit attempts", s.get("attempts", 1)), ("time", format_seconds(seconds))]
+             ("commit attempts", s.get("attempts", 1)), ("time", format_seconds(seconds)),
+             ("path", path.line.split(": ", 1)[1])]
     if replanned is not None:                # load-aware with weights: unchanged groups checked under them
         lines[4:4] = [("groups re-planned for load", replanned), ("  of which moved nothing (kept)", unmoved)]
     ctx.print(format_table(["rebalance", "value"], [list(x) for x in lines]))
@@ -230,7 +287,6 @@ def cmd_rebalance(args, ctx: Context) -> int:
     ctx.print()
     more = f", {len(shown)} of {len(figures)} shown (most movement first)" if len(shown) < len(figures) else ""
     ctx.print(format_table(headers, rows, title=f"Recomputed groups{more}:"))
-    return 0
 
 
 def _int(value: Any) -> Optional[int]:

@@ -286,6 +286,9 @@ def build_parser() -> argparse.ArgumentParser:
     reb.add_argument("--dry-run", action="store_true", dest="dry_run",
                      help="compute and show the next generation without writing it (a what-if; the table, "
                           "if any, is left as it is)")
+    reb.add_argument("--spark", action="store_true",
+                     help="go through Spark even for a small input (by default up to 50,000 subscription rows "
+                          "on a local table are rebalanced in this process, without starting Spark)")
 
     wif = add("what-if", "named scenarios against a state table, as dry runs: what moves, what pauses",
               "For each scenario, change the inputs as the event would and run the table's next rebalance\n"

@@ -7,11 +7,8 @@ duplicates, negative counts) are found per group inside the job.
 
 from __future__ import annotations
 
-import difflib
 import json
 import numbers
-import re
-import warnings
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
@@ -23,7 +20,8 @@ from pyspark.sql import types as T
 from ..core.consumer.model import check_topics
 from ..core.consumer.registry import Strategy, get_strategy
 from ..core.consumer.weights import check_load_options
-from ..errors import WORKER_MARK, InvalidInputError, SchemaError, UnknownColumnWarning
+from ..columns import check_names, check_required, warn_unknown_columns
+from ..errors import WORKER_MARK, InvalidInputError, SchemaError
 from ..schema import SUBSCRIPTION_COLUMNS, WEIGHT_COLUMNS
 
 __all__ = ["spark_strategy", "load_knobs", "weights_frame", "weight_table", "subscription_columns", "topics_frame",
@@ -301,61 +299,6 @@ def type_matches(dtype: T.DataType, expected: str) -> bool:
     raise ValueError(expected)
 
 
-#: Other names users give the expected columns (other tools' headers, other spellings), beyond
-#: case and separators (``GroupId``, ``group-id``, ``Group_ID`` all read as ``group_id``). An input
-#: that has one of these and lacks the expected column named it wrongly: it is refused, not read
-#: as a missing optional column (a file with ``group`` but no ``group_id`` would otherwise become
-#: one group ``default``).
-COLUMN_ALIASES: Dict[str, Tuple[str, ...]] = {
-    "group_id": ("group", "consumer_group", "consumergroup", "group_name", "groupname"),
-    "member_id": ("member", "consumer_id", "consumerid", "consumer"),
-    "topic": ("topic_name", "topicname", "topics"),
-    "group_instance_id": ("instance_id", "instanceid", "static_member_id"),
-    "owned_partitions": ("owned", "owned_partition", "assigned_partitions"),
-    "num_partitions": ("partitions", "partition_count", "partitioncount", "partition_counts"),
-}
-
-
-def _spelling(name: str) -> str:
-    """``name`` without case and separators: ``Group-ID`` and ``group_id`` read the same."""
-    return re.sub(r"[^0-9a-z]", "", name.lower())
-
-
-def _misnamed(what: str, fields: List[str], columns: List[Tuple[str, str, bool]]) -> None:
-    """Raise :class:`SchemaError` naming every expected column that is absent while a field carries
-    one of its other names (:data:`COLUMN_ALIASES`, or its spelling in another case or with other
-    separators)."""
-    expected = {c for c, _, _ in columns}
-    found: List[Tuple[str, str]] = []
-    for name, _, _ in columns:
-        if name in fields:
-            continue
-        spellings = {_spelling(name)} | {_spelling(a) for a in COLUMN_ALIASES.get(name, ())}
-        found += [(field, name) for field in fields if field not in expected and _spelling(field) in spellings][:1]
-    if found:
-        where = ", ".join(f"a column '{field}' where '{name}' is expected" for field, name in found)
-        field, name = found[0]
-        them = "it" if len(found) == 1 else "them"
-        raise SchemaError(f"{what} has {where}; rename {them} (for example df.withColumnRenamed('{field}', "
-                          f"'{name}')); its columns: {', '.join(fields)}")
-
-
-def _warn_unknown(what: str, fields: List[str], columns: List[Tuple[str, str, bool]]) -> None:
-    """Warn (:class:`UnknownColumnWarning`) about the fields that are none of ``columns``, each
-    with the closest expected name: they are ignored, and often a typo."""
-    expected = [c for c, _, _ in columns]
-    unknown = [f for f in fields if f not in expected]
-    if not unknown:
-        return
-    hints = []
-    for field in unknown:
-        close = difflib.get_close_matches(field, expected, n=1, cutoff=0.5)
-        hints.append(f"'{field}' (closest expected: '{close[0]}')" if close else f"'{field}'")
-    warnings.warn(UnknownColumnWarning(
-        f"{what} has columns spark-assign does not read, ignored: {', '.join(hints)}; "
-        f"the columns it reads: {', '.join(expected)}"), stacklevel=3)
-
-
 def check_columns(df: DataFrame, what: str, columns: List[Tuple[str, str, bool]],
                   warn_unknown: bool = False) -> Dict[str, T.DataType]:
     """Check that ``df`` has the required columns with acceptable types.
@@ -366,23 +309,18 @@ def check_columns(df: DataFrame, what: str, columns: List[Tuple[str, str, bool]]
     ``warn_unknown``, columns that are none of ``columns`` get an :class:`UnknownColumnWarning`.
     """
     fields = {f.name: f.dataType for f in df.schema.fields}
-    _misnamed(what, list(fields), columns)
+    check_names(what, list(fields), columns)
+    check_required(what, list(fields), columns)
     present: Dict[str, T.DataType] = {}
     for name, expected, required in columns:
         if name not in fields:
-            if required:
-                unread = [f for f in fields if f not in {c for c, _, _ in columns}]
-                close = difflib.get_close_matches(name, unread, n=1, cutoff=0.6)
-                hint = f" (is '{close[0]}' meant to be '{name}'?)" if close else ""
-                raise SchemaError(
-                    f"{what} lacks the required column '{name}' ({expected}){hint}; it has: {', '.join(fields)}")
             continue
         if not type_matches(fields[name], expected):
             raise SchemaError(
                 f"{what} column '{name}' must be {expected}, got {fields[name].simpleString()}")
         present[name] = fields[name]
     if warn_unknown:                                        # only for an input that is taken
-        _warn_unknown(what, list(fields), columns)
+        warn_unknown_columns(what, list(fields), columns)
     return present
 
 

@@ -52,7 +52,7 @@ from .layout import APP_ID, ASSIGNMENTS, FORMAT_VERSION, PARTITION_COLUMN, Table
 from .plan import Outcome, Plan, outcome_of, warn_about_input
 
 __all__ = ["GenerationTable", "Rebalance", "TableState", "Computed", "fault", "data_errors", "FAULT_POINTS",
-           "REBALANCE_STAGES", "ROWS_PER_FILE"]
+           "REBALANCE_STAGES", "ROWS_PER_FILE", "commit_staged", "check_loop_arguments"]
 
 #: Rows per data file a rebalance aims at (a few MB of Parquet).
 ROWS_PER_FILE = 1_000_000
@@ -110,6 +110,25 @@ def fault(point: str) -> None:
     """Kill this process at ``point`` when ``SPARK_ASSIGN_FAULT`` names it (see :data:`FAULT_POINTS`)."""
     if os.environ.get("SPARK_ASSIGN_FAULT") == point:
         os.kill(os.getpid(), 9)
+
+
+def commit_staged(backend: StateBackend, snap: Snapshot, staged: Staged, heads: str, info: Dict[str, object],
+                  summary: Dict[str, int]) -> Optional[int]:
+    """Commit ``staged`` as version ``snap + 1`` naming the heads ``heads``, with a rebalance's
+    metadata (``info``: what computed it; ``summary``: its counts): the version committed, or
+    None (and everything the attempt wrote removed) when another writer got there first. Every
+    rebalance commits through here, with Spark or without (:mod:`.consumer.driver`)."""
+    metadata: Dict[str, object] = {"spark_assign": {"format": FORMAT_VERSION, "operation": "rebalance",
+                                                   **info, "heads": heads, **summary}}
+    fault("before-commit")
+    try:
+        committed = backend.commit(snap, staged, APP_ID, metadata)
+    except CommitConflict:
+        backend.discard(staged)
+        remove_heads(backend.root, heads)
+        return None
+    fault("after-commit")
+    return committed
 
 
 def check_loop_arguments(num_files: Optional[int], max_attempts: int, force: bool, dry_run: bool = False) -> None:
@@ -281,20 +300,7 @@ class GenerationTable:
 
     def _commit(self, snap: Snapshot, staged: Staged, heads: str, info: Dict[str, object],
                 summary: Dict[str, int]) -> Optional[int]:
-        """Commit ``staged`` as version ``snap + 1`` naming the heads ``heads``: the version
-        committed, or None (and everything this attempt wrote removed) when another writer got
-        there first."""
-        metadata: Dict[str, object] = {"spark_assign": {"format": FORMAT_VERSION, "operation": "rebalance",
-                                                       **info, "heads": heads, **summary}}
-        fault("before-commit")
-        try:
-            committed = self._backend.commit(snap, staged, APP_ID, metadata)
-        except CommitConflict:
-            self._backend.discard(staged)
-            remove_heads(self.path, heads)
-            return None
-        fault("after-commit")
-        return committed
+        return commit_staged(self._backend, snap, staged, heads, info, summary)
 
     def _create(self) -> Snapshot:
         """Create the table (unless another writer just did) and return its latest snapshot."""

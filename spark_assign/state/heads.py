@@ -37,7 +37,7 @@ from .backend import Snapshot, StateBackend
 from .layout import HEADS_DIR, KEEPS_HEADS, PARTITION_COLUMN, TableKind, arrow_schema, heads_ddl, heads_path, local_dir, spark_ddl
 from .plan import LITERAL_GROUPS, Outcome, Plan, in_groups, ids_frame
 
-__all__ = ["PRUNES_FOLLOWED", "heads_at", "heads_and_name_at", "heads_name_at", "changed_heads", "write_heads",
+__all__ = ["PRUNES_FOLLOWED", "heads_at", "heads_and_name_at", "heads_in_driver", "heads_name_at", "changed_heads", "write_heads",
            "remove_heads", "sweep_heads"]
 
 #: Prune commits in a row followed back to the heads they keep (more: the heads are rebuilt by a scan).
@@ -61,6 +61,21 @@ def heads_and_name_at(backend: StateBackend, snap: Optional[Snapshot]) -> Tuple[
     name = heads_name_at(backend, snap)
     heads = _read(backend, name) if name is not None else None
     return (heads, name) if heads is not None else (_scan(backend, snap), None)
+
+
+def heads_in_driver(backend: StateBackend, snap: Optional[Snapshot]) -> Optional[Tuple[pa.Table, Optional[str]]]:
+    """:func:`heads_and_name_at` read by this process with pyarrow (no Spark): the heads as Arrow
+    and their directory's name; None when that needs Spark (heads on a remote filesystem, or
+    a version whose heads must be rebuilt by a scan)."""
+    schema = arrow_schema(backend.kind.heads_columns)
+    if snap is None or snap.version == 0:
+        return schema.empty_table(), None
+    name = heads_name_at(backend, snap)
+    local = local_dir(heads_path(backend.root, name)) if name is not None else None
+    if name is None or local is None or not os.path.isdir(local):
+        return None
+    parts = [pq.read_table(path, columns=schema.names).cast(schema) for path in _parquet_files(local)]
+    return (pa.concat_tables(parts) if parts else schema.empty_table()), name
 
 
 def heads_name_at(backend: StateBackend, snap: Snapshot) -> Optional[str]:
@@ -131,12 +146,12 @@ def changed_heads(p: Plan, outcome: Outcome, version: int, strategy: str, kind: 
     return pa.table(data, schema=arrow_schema(columns))
 
 
-def write_heads(backend: StateBackend, snap: Snapshot, heads: DataFrame, old: Optional[str], name: str,
+def write_heads(backend: StateBackend, snap: Snapshot, heads: Optional[DataFrame], old: Optional[str], name: str,
                 updated: pa.Table) -> None:
     """Write the heads ``name`` of the next version: the heads of ``snap`` (read from the heads
     directory ``old``, or scanned when None) with the groups of ``updated`` replaced. By the
     driver when the table and the old heads are local files, else with Spark (one small file
-    either way)."""
+    either way; ``heads`` may be None only when they are local)."""
     path = heads_path(backend.root, name)
     local = local_dir(path)
     if local is not None:
@@ -144,6 +159,8 @@ def write_heads(backend: StateBackend, snap: Snapshot, heads: DataFrame, old: Op
         if snap.version == 0 or (old_local is not None and os.path.isdir(old_local)):
             _write_locally(old_local, local, updated, backend.kind)
             return
+    if heads is None:
+        raise ValueError("heads on a remote filesystem are written by Spark: give them")
     _next_in_spark(backend.spark, heads, updated, backend.kind).coalesce(1).write.mode("overwrite").parquet(path)
 
 

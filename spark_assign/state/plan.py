@@ -21,13 +21,17 @@ subscriptions in :func:`.consumer.changes.plan`, a replica table's clusters in
 
 from __future__ import annotations
 
+import hashlib
 import json
+import struct
 import warnings
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import xxhash
 from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
@@ -37,7 +41,8 @@ from ..spark.inputs import local_frame
 from .layout import ASSIGNMENTS, PARTITION_COLUMN, TableKind
 
 __all__ = ["ChangedGroup", "Plan", "Outcome", "changed_units", "outcome_of", "only_groups", "only_heads",
-           "with_fingerprints", "with_unit_values", "in_groups", "warn_about_input", "ids_frame", "sql_string", "LITERAL_GROUPS", "FIELD_SEP", "NULL_MARK"]
+           "with_fingerprints", "with_unit_values", "in_groups", "warn_about_input", "ids_frame", "sql_string",
+           "fingerprints_in_driver", "LITERAL_GROUPS", "FIELD_SEP", "NULL_MARK"]
 
 
 #: Up to this many groups, selecting them is an ``IN`` list in the query plan, which Spark
@@ -213,6 +218,31 @@ FIELD_SEP, NULL_MARK = "\u001f", "\u2400"
 _LANES = ["_h1", "_h2", "_h3", "_h4"]
 _HALVES = [(1, "{} & 4294967295"), (1, "shiftrightunsigned({}, 32)"),
            (2, "{} & 4294967295"), (2, "shiftrightunsigned({}, 32)")]
+#: Spark's ``xxhash64(seed, text)`` hashes the int ``seed`` with its default seed 42, then the
+#: text's UTF-8 bytes with that hash as the seed (both plain XXH64, the int as 4 little-endian bytes).
+_SPARK_SEED = 42
+
+
+def fingerprints_in_driver(keys: Sequence[str], texts: Sequence[str], salt: str) -> Dict[str, str]:
+    """Per unit of ``keys``, the fingerprint :func:`changed_units` computes in Spark for the rows
+    ``texts`` (``keys[i]`` is the unit of ``texts[i]``), computed in this process: the same
+    multiset hash, bit for bit, so a table written by one path is read as unchanged by the other.
+
+    Example::
+
+        fingerprints_in_driver(["g", "g"], ["a", "b"], "sticky") == fingerprints_in_driver(["g", "g"], ["b", "a"], "sticky")
+    """
+    seeds = [xxhash.xxh64_intdigest(struct.pack("<i", s), seed=_SPARK_SEED) for s in (1, 2)]
+    hashes = np.array([[xxhash.xxh64_intdigest(t.encode("utf-8"), seed=s) for s in seeds] for t in texts],
+                      dtype=np.uint64).reshape(-1, 2)
+    low, high = np.uint64(0xFFFFFFFF), np.uint64(32)
+    lanes = np.stack([hashes[:, 0] & low, hashes[:, 0] >> high, hashes[:, 1] & low, hashes[:, 1] >> high], axis=1)
+    units, index = np.unique(np.asarray(keys, dtype=object), return_inverse=True)
+    sums = np.zeros((len(units), 4), dtype=np.int64)
+    np.add.at(sums, index, lanes.astype(np.int64))
+    counts = np.bincount(index, minlength=len(units))
+    return {str(u): hashlib.sha256(":".join([salt, *map(str, sums[i].tolist()), str(int(counts[i]))])
+                                   .encode("utf-8")).hexdigest() for i, u in enumerate(units)}
 
 
 def ids_frame(spark, ids: Sequence[str], key: str = "group_id") -> DataFrame:

@@ -7,14 +7,17 @@ the replica table) compares it with the group's head.
 
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from typing import Dict, Mapping, Optional
 
+import pyarrow as pa
 from pyspark.sql import DataFrame
 
 from ...spark.consumer.wire import with_topic_metadata
-from ..plan import FIELD_SEP, NULL_MARK, Plan, changed_units, sql_string
+from ...errors import InvalidInputError
+from ..layout import PARTITION_COLUMN
+from ..plan import FIELD_SEP, NULL_MARK, ChangedGroup, Plan, changed_units, fingerprints_in_driver, sql_string
 
-__all__ = ["plan"]
+__all__ = ["plan", "plan_in_driver"]
 
 
 def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy: str, force: bool,
@@ -54,3 +57,49 @@ def plan(subscriptions: DataFrame, topics: DataFrame, heads: DataFrame, strategy
         f"{odd_generation} AS _odd_generation")
     also = f"coalesce(_pending, false) OR _strategy != {sql_string(strategy)}"
     return changed_units(rows, heads, key or strategy, force, also)
+
+
+def plan_in_driver(subscriptions: pa.Table, counts: Mapping[str, int], heads: Optional[pa.Table], strategy: str,
+                   force: bool) -> Plan:
+    """:func:`plan` computed in this process, for the Spark-free rebalance (:mod:`.driver`):
+    ``subscriptions`` as Arrow (with ``group_id``), the topics as a checked dict, the heads as
+    Arrow (None: no table yet). The same rows give the same fingerprints, partitions, missing
+    topics and changed groups as :func:`plan` does in Spark (a differential test holds them equal).
+    """
+    present = set(subscriptions.column_names)
+    n = subscriptions.num_rows
+
+    def column(name: str) -> list:
+        return subscriptions.column(name).to_pylist() if name in present else [None] * n
+
+    groups, topics = column("group_id"), column("topic")
+    if any(g is None for g in groups):
+        raise InvalidInputError("null group_id", column="group_id")
+    plain = [[("" if c not in present else NULL_MARK if v is None else str(v)) for v in column(c)]
+             for c in ("member_id", "topic", "group_instance_id", "rack", "generation")]
+    owned = column("owned_partitions")
+    generations = column("generation")
+    texts, partitions, missing, odd = [], {}, {}, set()
+    for i, group in enumerate(groups):
+        claims = ("" if "owned_partitions" not in present else NULL_MARK if owned[i] is None
+                  else ",".join(str(p) for p in sorted(p for p in owned[i] if p is not None)))
+        count = counts.get(topics[i]) if topics[i] is not None else None
+        metadata = [str(count), "1"] if count is not None else ["?"]      # an unknown topic has no metadata row
+        texts.append(FIELD_SEP.join([*(f[i] for f in plain), claims, *metadata, ""]))
+        partitions[group] = partitions.get(group, 0) + max(count or 0, 0)
+        if topics[i] is not None and not count:
+            missing.setdefault(group, set()).add(topics[i])
+        if generations[i] is not None and generations[i] < -1:
+            odd.add(group)
+    fingerprints = fingerprints_in_driver(groups, texts, strategy)
+    held = {} if heads is None else {r["group_id"]: r for r in heads.to_pylist()}
+    changed: Dict[str, ChangedGroup] = {}
+    for group, fingerprint in fingerprints.items():
+        head = held.get(group)
+        if (force or head is None or head["input_fingerprint"] != fingerprint or bool(head["pending"])
+                or head["strategy"] != strategy):
+            changed[group] = ChangedGroup(fingerprint, partitions[group], head and head["generation"],
+                                          head and head[PARTITION_COLUMN], head and head["input_fingerprint"],
+                                          bool(head and head["empty"]))
+    topics_missing = sorted({t for names in missing.values() for t in names})[:5]
+    return Plan(len(fingerprints), changed, len(missing), topics_missing, len(odd))

@@ -16,7 +16,7 @@ that only carries its generation number, so its next generation follows it.
 from __future__ import annotations
 
 import datetime
-from typing import Any, Dict, List, Optional, cast
+from typing import Any, Dict, List, Mapping, Optional, cast
 
 import numpy as np
 import pyarrow as pa
@@ -25,13 +25,16 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ...spark.consumer.dataframe import assign_frame, assign_local
+from ...schema import SUBSCRIPTION_COLUMNS
+from ...spark.consumer.wire import KIND_PREVIOUS, KIND_SUBSCRIPTION, WIRE_SCHEMA, append_rows, result_arrow_schema
+from ...spark.consumer.worker import assign_batches
 from ...spark.inputs import PREVIOUS_ASSIGNMENT_COLUMNS
 from ..backend import Snapshot, StateBackend
 from ..layout import PARTITION_COLUMN, TABLE_COLUMNS, arrow_schema, spark_ddl
 from ..plan import Plan, only_groups, only_heads, with_fingerprints
 from .request import Request
 
-__all__ = ["rows_in_spark", "rows_in_driver", "job_weights"]
+__all__ = ["rows_in_spark", "rows_in_driver", "rows_from_arrow", "state_rows", "previous_arrow", "job_weights"]
 
 #: What a rebalance reads of the latest generation (the engine's ``previous``), and their types.
 PREVIOUS_COLUMNS = [name for name, _, _ in PREVIOUS_ASSIGNMENT_COLUMNS]
@@ -73,16 +76,48 @@ def rows_in_driver(backend, request: Request, snap: Optional[Snapshot], todo: Pl
     (one job) and assigned here. The caller bounds the rows."""
     ids = list(todo.changed)
     subs = request.subscriptions if todo.everything else only_groups(request.subscriptions, todo, ids)
-    previous = _previous_arrow(backend, snap, todo, ids)
+    previous = previous_arrow(backend, snap, todo, ids)
     result = assign_local(subs, request.strategy, request.topics, previous, with_instance=True,
                           weights=job_weights(request, todo, ids, todo.everything), **request.options)
+    return state_rows(result, todo, request.strategy, version)
+
+
+def rows_from_arrow(backend: StateBackend, subscriptions: pa.Table, topic_counts: Mapping[str, int], strategy: str,
+                    snap: Optional[Snapshot], todo: Plan, version: int) -> pa.Table:
+    """:func:`rows_in_driver` without Spark: ``subscriptions`` already Arrow (checked, with
+    ``group_id``), the topics a checked dict, no weights. The wire is built here as Spark would
+    build it (:func:`~spark_assign.spark.consumer.wire.build_wire`: the counts travel with the
+    call) and the same worker function assigns it."""
+    ids = list(todo.changed)
+    groups = subscriptions.column("group_id")
+    subs = subscriptions if todo.everything else subscriptions.filter(pc.is_in(groups, pa.array(ids, pa.string())))
+    taken = {n for n, _, _ in SUBSCRIPTION_COLUMNS} & set(subs.column_names)
+    kinds = pa.array(np.full(subs.num_rows, KIND_SUBSCRIPTION, dtype=np.int8))
+    wire = pa.table({f.name: kinds if f.name == "kind" else subs.column(f.name).cast(f.type)
+                     for f in WIRE_SCHEMA if f.name == "kind" or f.name in taken})
+    previous = previous_arrow(backend, snap, todo, ids)
+    if previous is not None:
+        wire = append_rows(wire, previous, KIND_PREVIOUS)
+    schema = result_arrow_schema(True, False)
+    if wire.num_rows == 0:
+        return state_rows(schema.empty_table(), todo, strategy, version)
+    wire = wire.sort_by([("group_id", "ascending")]).combine_chunks()
+    batches = list(assign_batches(iter(wire.to_batches()), strategy, group_column=True, with_instance=True,
+                                  options={}, topic_counts=dict(topic_counts)))
+    return state_rows(pa.Table.from_batches(batches, schema=schema), todo, strategy, version)
+
+
+def state_rows(result: pa.Table, todo: Plan, strategy: str, version: int) -> pa.Table:
+    """The engine's rows for the changed groups of ``todo`` (with the owner's
+    ``group_instance_id``) as the state table's rows of ``commit_version`` ``version``: each
+    group's fingerprint, the strategy, the commit time, and null weights when none were given."""
     groups = result.column("group_id")
     known = pc.unique(groups)
     fingerprint = pa.array([todo.changed[g].fingerprint for g in known.to_pylist()], type=pa.string())
     n = result.num_rows
     now = datetime.datetime.now(datetime.timezone.utc)
     extra = {"input_fingerprint": pc.take(fingerprint, pc.index_in(groups, value_set=known)),
-             "strategy": pa.array([request.strategy] * n, type=pa.string()),
+             "strategy": pa.array([strategy] * n, type=pa.string()),
              "committed_at": pa.array([now] * n, type=pa.timestamp("us", tz="UTC")),
              PARTITION_COLUMN: pa.array(np.full(n, version, dtype=np.int64))}
     if "weight" not in result.column_names:
@@ -116,7 +151,7 @@ def _previous(backend, snap: Optional[Snapshot], todo: Plan, ids: List[str]) -> 
     return rows
 
 
-def _previous_arrow(backend: StateBackend, snap: Optional[Snapshot], todo: Plan,
+def previous_arrow(backend: StateBackend, snap: Optional[Snapshot], todo: Plan,
                     ids: List[str]) -> Optional[pa.Table]:
     """:func:`_previous`, as Arrow on the driver."""
     heads = todo.latest(ids)

@@ -38,7 +38,7 @@ from ..plan import Outcome, Plan
 from .changes import plan
 from .request import Request, Topics, make_request
 
-__all__ = ["AssignmentTable", "Rebalance", "TableState"]
+__all__ = ["AssignmentTable", "Rebalance", "TableState", "assignment_summary"]
 
 #: Rows per engine task at least: a rebalance of a few groups runs in one task (one Python
 #: worker), a large one in up to ``spark.sql.shuffle.partitions``.
@@ -49,6 +49,22 @@ ROWS_PER_TASK = 20_000
 #: workers, and (embedded engine) the driver writes the one data file. The usual incremental
 #: rebalance, a few groups changed, goes this way.
 LOCAL_ROWS = 100_000
+
+
+def assignment_summary(todo: Plan, attempt: int, warned: int, outcome: Optional[Outcome] = None,
+                       figures: Optional[Dict[str, int]] = None) -> Dict[str, int]:
+    """A rebalance's counts (see :class:`Rebalance`), with Spark or without: ``outcome`` None
+    when nothing changed; ``figures``: the load counts of :func:`.load.settle`."""
+    load = figures or {}
+    if outcome is None:
+        return {"groups_recomputed": 0, "groups_unchanged": todo.groups, "attempts": attempt,
+                "groups_with_missing_topics": todo.missing_groups, "warnings": warned, **load}
+    counts = outcome.counts
+    return {"groups_recomputed": len(todo.changed), "groups_unchanged": todo.groups - len(todo.changed),
+            "partitions_moved": counts["moved"], "revoked": counts["revoked"],
+            "assigned": counts["assigned"], "new": counts["new"], "kept": counts["kept"],
+            "attempts": attempt, "groups_with_missing_topics": todo.missing_groups, "warnings": warned, **load}
+
 
 class AssignmentTable(GenerationTable):
     """The assignment state of a fleet of groups: a Delta table, one row per partition per group per generation.
@@ -168,16 +184,7 @@ class AssignmentTable(GenerationTable):
 
     def _summary(self, todo: Plan, attempt: int, warned: int, outcome: Optional[Outcome] = None,
                  figures: Optional[Dict[str, int]] = None) -> Dict[str, int]:
-        """Counts (see :class:`Rebalance`); ``figures``: the load counts of :func:`.load.settle`."""
-        load = figures or {}
-        if outcome is None:
-            return {"groups_recomputed": 0, "groups_unchanged": todo.groups, "attempts": attempt,
-                    "groups_with_missing_topics": todo.missing_groups, "warnings": warned, **load}
-        counts = outcome.counts
-        return {"groups_recomputed": len(todo.changed), "groups_unchanged": todo.groups - len(todo.changed),
-                "partitions_moved": counts["moved"], "revoked": counts["revoked"],
-                "assigned": counts["assigned"], "new": counts["new"], "kept": counts["kept"],
-                "attempts": attempt, "groups_with_missing_topics": todo.missing_groups, "warnings": warned, **load}
+        return assignment_summary(todo, attempt, warned, outcome, figures)
 
     def _commit_info(self, request: Request) -> Dict[str, object]:
         return {"strategy": request.strategy}
