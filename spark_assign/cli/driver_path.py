@@ -60,11 +60,12 @@ class Path:
 
 
 def choose_path(args) -> Path:
-    """The path of a ``rebalance`` with ``args`` (checked inputs): without Spark when every input
-    allows it, else Spark with the first reason it does not."""
+    """The path of a ``rebalance`` or ``what-if`` with ``args`` (checked inputs): without Spark
+    when every input allows it, else Spark with the first reason it does not."""
     if getattr(args, "spark", False):
         return Path(None, "--spark given")
-    if args.weights is not None or args.max_count_skew is not None or args.min_improvement is not None:
+    knobs = (getattr(args, "max_count_skew", None), getattr(args, "min_improvement", None))
+    if args.weights is not None or knobs != (None, None):
         return Path(None, "weights are read and balanced through Spark")
     reason = driver_table_reason(args.table)
     if reason is not None:

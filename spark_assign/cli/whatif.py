@@ -5,12 +5,14 @@ See :mod:`spark_assign.state.consumer.whatif` for the scenarios and what the fig
 
 from __future__ import annotations
 
+import os
 import textwrap
 import time
 from typing import List
 
 from ..core import get_strategy
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, NeedsSparkError
+from .driver_path import Path, choose_path
 from .inputs import check_rebalance_inputs, read_rebalance_inputs, rebalance_strategy
 from .runtime import CliError, require_table
 from .tables import format_seconds, format_table
@@ -28,7 +30,7 @@ def default_scenarios(strategy: str) -> List[str]:
 def cmd_what_if(args, ctx) -> int:
     """``what-if``: per scenario, the groups it changes, what moves and what pauses."""
     from ..state import AssignmentTable
-    from ..state.consumer.whatif import BASELINE, Scenario, summarize, what_if
+    from ..state.consumer.whatif import BASELINE, Scenario, summarize, what_if, what_if_in_driver
 
     strategy = rebalance_strategy(args).name
     try:
@@ -37,15 +39,24 @@ def cmd_what_if(args, ctx) -> int:
         raise CliError(f"--scenario: {e.problem}") from None
     check_rebalance_inputs(args)
     location = require_table(args.table)
-    spark = ctx.runtime.session()
-    subscriptions, topics, weights = read_rebalance_inputs(spark, args)
-    table = AssignmentTable(spark, location)
+    path = choose_path(args)
     began = time.perf_counter()
-    figures = what_if(table, subscriptions, topics, strategy, scenarios, weights=weights)
+    figures = None
+    if path.inputs is not None:
+        try:
+            figures = what_if_in_driver(location, path.inputs.subscriptions, path.inputs.topics, strategy, scenarios)
+        except NeedsSparkError as e:                 # found before anything ran
+            path = Path(None, e.reason)
+    if figures is None:
+        spark = ctx.runtime.session()
+        subscriptions, topics, weights = read_rebalance_inputs(spark, args)
+        table = AssignmentTable(spark, location)
+        figures = what_if(table, subscriptions, topics, strategy, scenarios, weights=weights)
     labels = [BASELINE] + [s.name for s in scenarios]
     rows = [[s["scenario"], s["groups"], s["moved"], s["revoked"], s["new"], s["paused"], s["rebalances"],
              ", ".join(s["most_paused"])] for s in summarize(figures, labels, top=args.top)]
-    ctx.print(f"What if, against {table.path} (dry runs under {strategy}; nothing written, "
+    shown = os.path.abspath(os.path.expanduser(location))
+    ctx.print(f"What if, against {shown} (dry runs under {strategy}; nothing written, "
               f"{format_seconds(time.perf_counter() - began)}):")
     ctx.print(format_table(["scenario", "groups changed", "moved", "revoked", "new", "paused", "rebalances",
                             "groups pausing most"], rows))
@@ -55,4 +66,5 @@ def cmd_what_if(args, ctx) -> int:
         "paused: partitions not consumed during the rebalance (eager: all the group owned; cooperative and "
         "KIP-848: those changing owner). rebalances: until the group settles (2 when a cooperative rebalance "
         "revokes: the follow-up assigns them). A static member's restart rebalances nothing (KIP-345).", 100))
+    ctx.print(path.line)
     return 0

@@ -31,7 +31,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Dict, Mapping, Optional
+from typing import Dict, Mapping, Optional, Sequence, cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -46,13 +46,13 @@ from ..backend import Snapshot
 from ..backends.embedded import EmbeddedBackend
 from ..generation_table import check_loop_arguments, commit_staged, fault
 from ..heads import changed_heads, heads_in_driver, write_heads
-from ..layout import ASSIGNMENTS, arrow_schema, check_new_table_folder, heads_name
+from ..layout import ASSIGNMENTS, PARTITION_COLUMN, arrow_schema, check_new_table_folder, heads_name
 from ..plan import Outcome, warn_about_input
 from .changes import plan_in_driver
 from .compute import rows_from_arrow
 from .table import assignment_summary
 
-__all__ = ["DRIVER_ROWS", "DriverRebalance", "rebalance_in_driver", "driver_table_reason"]
+__all__ = ["DRIVER_ROWS", "DriverRebalance", "rebalance_in_driver", "driver_table_reason", "latest_in_driver"]
 
 #: Subscription rows up to which the command line rebalances without Spark (the engine assigns
 #: them in well under a second here; beyond, Spark's tasks pay for themselves).
@@ -167,6 +167,31 @@ def rebalance_in_driver(location: str, subscriptions: pa.Table, topics: Mapping[
         time.sleep(min(0.1 * 2 ** attempt, 2.0))
     raise ConcurrentRebalanceError(f"{backend.root}: other writers committed first {max_attempts} times; "
                                    "rebalance not committed")
+
+
+def latest_in_driver(location: str, groups: Sequence[str], columns: Sequence[str]) -> pa.Table:
+    """``columns`` of the latest generation's rows of ``groups`` in the table at ``location``,
+    read with pyarrow (no rows for a group the table lacks, or no table).
+
+    Example::
+
+        latest_in_driver("/tmp/state", ["payments"], ["group_id", "member_id"]).num_rows
+    """
+    backend = _backend(location)
+    if backend is None or not backend.exists():
+        return pa.table({c: pa.array([], ASSIGNMENTS.arrow().field(c).type) for c in columns})
+    snap = _current(backend)
+    read = heads_in_driver(backend, snap)
+    if read is None:
+        raise NeedsSparkError("the table's latest commit is another tool's: its heads are rebuilt by a Spark scan")
+    heads = read[0].filter(pc.and_(pc.is_in(read[0].column("group_id"), pa.array(list(groups), pa.string())),
+                                   pc.invert(pc.fill_null(read[0].column("empty"), False))))
+    wanted = dict(zip(heads.column("group_id").to_pylist(), heads.column("generation").to_pylist()))
+    versions = sorted(set(heads.column(PARTITION_COLUMN).to_pylist()))
+    rows = backend.read_arrow(cast(Snapshot, snap), versions, list(wanted), sorted({*columns, "group_id", "generation"}))
+    latest = pc.take(pa.array(list(wanted.values()), pa.int32()),
+                     pc.index_in(rows.column("group_id"), value_set=pa.array(list(wanted), pa.string())))
+    return rows.filter(pc.equal(rows.column("generation"), latest)).select(list(columns))
 
 
 def _backend(location: str) -> Optional[EmbeddedBackend]:

@@ -27,9 +27,10 @@ the event leaves without members is reported too: members 0, every partition it 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Mapping, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Sequence, Tuple, cast
 
 import pandas as pd
+import pyarrow as pa
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
@@ -39,7 +40,7 @@ from ...errors import InvalidInputError
 from ...schema import STATUSES
 from .request import Topics
 
-__all__ = ["Scenario", "SCENARIO_KINDS", "what_if", "summarize", "WHAT_IF_COLUMNS", "BASELINE"]
+__all__ = ["Scenario", "SCENARIO_KINDS", "what_if", "what_if_in_driver", "summarize", "WHAT_IF_COLUMNS", "BASELINE"]
 
 #: The name of the dry run of the inputs as given (no event), reported before the scenarios.
 BASELINE = "as given"
@@ -64,37 +65,45 @@ class Scenario:
     name: str
     description: str
     apply: Callable[[DataFrame, Topics, str], Inputs]
+    #: The same event on the inputs as pandas (subscriptions) and a dict (topics), for the
+    #: what-if without Spark (:func:`what_if_in_driver`).
+    frame: Callable[[pd.DataFrame, Dict[str, int], str], Tuple[pd.DataFrame, Dict[str, int], str]]
 
     @classmethod
     def restart(cls) -> "Scenario":
         """Each group's first member restarts: a dynamic one rejoins as a new member, without
         claims; a static one comes back under its ``group_instance_id``, which in Kafka
         (KIP-345) triggers no rebalance, so its group does not change."""
-        return cls("restart", "one member restarts (static: same instance id; dynamic: a new member)", _restart)
+        return cls("restart", "one member restarts (static: same instance id; dynamic: a new member)", _restart,
+                   _restart_frame)
 
     @classmethod
     def leave(cls) -> "Scenario":
         """Each group's first member leaves for good."""
         return cls("leave", "one member leaves for good",
-                   lambda s, t, k: (s.join(_first_members(s), ["group_id", "member_id"], "left_anti"), t, k))
+                   lambda s, t, k: (s.join(_first_members(s), ["group_id", "member_id"], "left_anti"), t, k),
+                   lambda s, t, k: (s[~_first_member_rows(s)], t, k))
 
     @classmethod
     def add_partitions(cls, topic: str, count: int) -> "Scenario":
         """``count`` partitions are added to ``topic``."""
         check_count(count, "count", minimum=1)
         return cls(f"add-partitions:{topic}={count}", f"{count} partitions added to {topic}",
-                   lambda s, t, k: (s, _grown(t, topic, count), k))
+                   lambda s, t, k: (s, _grown(t, topic, count), k),
+                   lambda s, t, k: (s, cast(Dict[str, int], _grown(t, topic, count)), k))
 
     @classmethod
     def switch(cls, strategy: str) -> "Scenario":
         """Every group switches to ``strategy`` (a name, or Kafka's class name)."""
         name = get_strategy(strategy).name
-        return cls(f"strategy:{name}", f"the groups switch to {name}", lambda s, t, k: (s, t, name))
+        return cls(f"strategy:{name}", f"the groups switch to {name}", lambda s, t, k: (s, t, name),
+                   lambda s, t, k: (s, t, name))
 
     @classmethod
     def rack_down(cls, rack: str) -> "Scenario":
         """The members in ``rack`` go away (a zone outage)."""
-        return cls(f"rack-down:{rack}", f"rack {rack} goes away", lambda s, t, k: (_without_rack(s, rack), t, k))
+        return cls(f"rack-down:{rack}", f"rack {rack} goes away", lambda s, t, k: (_without_rack(s, rack), t, k),
+                   lambda s, t, k: (_without_rack_frame(s, rack), t, k))
 
     @classmethod
     def parse(cls, text: str) -> "Scenario":
@@ -179,6 +188,12 @@ def _figures(label: str, table: Any, subscriptions: DataFrame, topics: Topics, s
         *[F.sum((F.col("status") == s).cast("long")).alias(s) for s in STATUSES]).toPandas()
     members = (subscriptions.groupBy("group_id").agg(F.countDistinct("member_id").alias("members"))
                .join(step.rows.select("group_id").distinct(), "group_id", "left_semi").toPandas())
+    return _per_group(label, counts, members, strategy)
+
+
+def _per_group(label: str, counts: pd.DataFrame, members: pd.DataFrame, strategy: str) -> pd.DataFrame:
+    """The :data:`WHAT_IF_COLUMNS` of a dry run's changed groups: ``counts`` (per group its
+    partitions and rows per status) beside ``members`` (per group its distinct members)."""
     out = counts.merge(members, on="group_id", how="left")
     out["members"] = out["members"].fillna(0)
     chosen = get_strategy(strategy)
@@ -188,6 +203,48 @@ def _figures(label: str, table: Any, subscriptions: DataFrame, topics: Topics, s
     for column in ["members", "partitions", *STATUSES, "paused", "rebalances"]:
         out[column] = out[column].astype("int64")
     return out[WHAT_IF_COLUMNS].sort_values(["paused", "group_id"], ascending=[False, True], kind="stable")
+
+
+def what_if_in_driver(location: str, subscriptions: pa.Table, topics: Mapping[str, int], strategy: str,
+                      scenarios: Sequence[Scenario]) -> pd.DataFrame:
+    """:func:`what_if` without Spark: each scenario a dry run of
+    :func:`~.driver.rebalance_in_driver` against the table at ``location`` (the same figures for
+    the same inputs; the limits of that path: topics as a dict, no weights).
+
+    Example::
+
+        what_if_in_driver("/tmp/state", subs, {"orders": 12}, "sticky", [Scenario.leave()])
+    """
+    from .driver import latest_in_driver, rebalance_in_driver
+
+    if "group_id" not in subscriptions.column_names:
+        subscriptions = subscriptions.append_column("group_id", pa.array(["default"] * subscriptions.num_rows,
+                                                                         pa.string()))
+    schema = subscriptions.schema
+    given = subscriptions.to_pandas()
+    current = get_strategy(strategy).name
+
+    def figures(label: str, subs: pd.DataFrame, tops: Mapping[str, int], name: str) -> pd.DataFrame:
+        arrow = pa.Table.from_pandas(subs, schema=schema, preserve_index=False)
+        rows = rebalance_in_driver(location, arrow, tops, name, dry_run=True).rows.to_pandas()
+        counts = rows.groupby("group_id").agg(partitions=("status", "size"),
+                                              **{s: ("status", lambda v, s=s: int((v == s).sum())) for s in STATUSES})
+        members = subs.groupby("group_id")["member_id"].nunique().rename("members")
+        return _per_group(label, counts.reset_index(), members.reset_index(), name)
+
+    frames = [figures(BASELINE, given, topics, current)]
+    for scenario in scenarios:
+        subs, tops, name = scenario.frame(given, dict(topics), current)
+        frames.append(figures(scenario.name, subs, tops, name))
+        gone = sorted(set(given["group_id"]) - set(subs["group_id"]))
+        if gone:                                     # as _emptied: every partition they owned pauses
+            owned = latest_in_driver(location, gone, ["group_id", "member_id"]).to_pandas().dropna()
+            counts = owned.groupby("group_id").size().rename("partitions").reset_index()
+            frames.append(pd.DataFrame({"scenario": scenario.name, "group_id": counts["group_id"], "members": 0,
+                                        "partitions": counts["partitions"], **{s: 0 for s in STATUSES},
+                                        "paused": counts["partitions"], "rebalances": 1})
+                          [WHAT_IF_COLUMNS].astype({c: "int64" for c in WHAT_IF_COLUMNS[2:]}))
+    return pd.concat(frames, ignore_index=True)
 
 
 def _first_members(subscriptions: DataFrame) -> DataFrame:
@@ -213,10 +270,38 @@ def _restart(subscriptions: DataFrame, topics: Topics, strategy: str) -> Inputs:
     return out.drop("_restarted").select(*subscriptions.columns), topics, strategy
 
 
-def _without_rack(subscriptions: DataFrame, rack: str) -> DataFrame:
-    if "rack" not in subscriptions.columns:
+def _first_member_rows(subscriptions: pd.DataFrame) -> pd.Series:
+    """Rows of each group's first member by ``member_id`` (pandas: :func:`_first_members`)."""
+    first = subscriptions.groupby("group_id")["member_id"].transform("min")
+    return subscriptions["member_id"] == first
+
+
+def _restart_frame(subscriptions: pd.DataFrame, topics: Dict[str, int], strategy: str):
+    """:func:`_restart` on pandas."""
+    restarted = _first_member_rows(subscriptions)
+    if "group_instance_id" in subscriptions.columns:                # KIP-345, as in _restart
+        restarted &= subscriptions["group_instance_id"].isna()
+    out = subscriptions.copy()
+    out.loc[restarted, "member_id"] = out.loc[restarted, "member_id"] + RESTARTED
+    for claim in ("owned_partitions", "generation"):
+        if claim in out.columns:
+            out[claim] = out[claim].astype(object).where(~restarted, None)
+    return out, topics, strategy
+
+
+def _check_rack(columns: Sequence[str], rack: str) -> None:
+    if "rack" not in columns:
         raise InvalidInputError(f"scenario rack-down:{rack} needs the subscriptions' rack column", column="rack")
+
+
+def _without_rack(subscriptions: DataFrame, rack: str) -> DataFrame:
+    _check_rack(subscriptions.columns, rack)
     return subscriptions.where(F.col("rack").isNull() | (F.col("rack") != rack))
+
+
+def _without_rack_frame(subscriptions: pd.DataFrame, rack: str) -> pd.DataFrame:
+    _check_rack(list(subscriptions.columns), rack)
+    return subscriptions[subscriptions["rack"].isna() | (subscriptions["rack"] != rack)]
 
 
 def _grown(topics: Topics, topic: str, count: int) -> Topics:

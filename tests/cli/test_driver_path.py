@@ -1,0 +1,108 @@
+"""``rebalance`` without Spark for small inputs on a local table, through Spark otherwise; one line says which.
+
+The tests without the ``spark`` fixture prove that the command never starts
+Spark (the autouse fixture fails any that does).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from spark_assign.cli.driver_path import read_arrow_file
+
+from ..state.fleets import table_files
+from .conftest import run_cli, state_rows, text_table
+
+SUBS = ("group_id,member_id,topic,group_instance_id,owned_partitions,generation\n"
+        "paiements-€,c1,orders,,,\npaiements-€,c2,orders,static-2,,\n"
+        "заказы,a1,events,,0;1,3\nзаказы,a1,orders,,,3\n")
+
+
+def figures(out: str) -> dict:
+    return {r["rebalance"]: r["value"] for r in text_table(out)}
+
+
+def test_a_small_rebalance_runs_without_spark_and_says_so(tmp_path):
+    (tmp_path / "subs.csv").write_text(SUBS, encoding="utf-8")
+    args = ["--topics", "orders=6,events=2", "--table", tmp_path / "state", "--strategy", "cooperative-sticky"]
+    first = run_cli("rebalance", "--subscriptions", tmp_path / "subs.csv", *args)
+    assert first.status == 0, first.err
+    f = figures(first.out)
+    assert f["committed version"] == "1" and f["partitions new"] == "12" and f["partitions kept"] == "2"
+    assert f["path"] == "in this process, without Spark (4 subscription rows)"
+    rows = state_rows(tmp_path / "state")
+    assert len(rows) == 14 and set(rows["group_id"]) == {"paiements-€", "заказы"}
+
+    again = run_cli("rebalance", "--subscriptions", tmp_path / "subs.csv", *args)
+    assert again.out.startswith("Nothing changed: 2 groups") and "path: in this process" in again.out
+
+    preview = run_cli("rebalance", "--subscriptions", tmp_path / "subs.csv", "--topics", "orders=8,events=2",
+                      "--table", tmp_path / "state", "--strategy", "cooperative-sticky", "--dry-run")
+    before = table_files(tmp_path / "state")
+    assert preview.status == 0 and figures(preview.out)["committed version"] == "none: a dry run, nothing written"
+    assert table_files(tmp_path / "state") == before
+
+
+def test_a_misnamed_column_is_refused_without_spark_and_nothing_is_written(tmp_path):
+    (tmp_path / "subs.csv").write_text("group,member_id,topic\ng,m,orders\n", encoding="utf-8")
+    run = run_cli("rebalance", "--subscriptions", tmp_path / "subs.csv", "--topics", "orders=2",
+                  "--table", tmp_path / "state", "--strategy", "range")
+    assert run.status == 2
+    assert "a column 'group' where 'group_id' is expected" in run.err
+    assert not (tmp_path / "state").exists()
+
+
+def test_both_paths_commit_the_same_rows(cli, tmp_path):
+    (tmp_path / "subs.csv").write_text(SUBS, encoding="utf-8")
+    (tmp_path / "topics.csv").write_text("topic,num_partitions\norders,6\nevents,2\n", encoding="utf-8")
+    for table, extra in (("driver", []), ("spark", ["--spark"])):
+        run = cli("rebalance", "--subscriptions", tmp_path / "subs.csv", "--topics", tmp_path / "topics.csv",
+                  "--table", tmp_path / table, "--strategy", "sticky", *extra)
+        assert run.status == 0, run.err
+        assert figures(run.out)["path"].startswith("Spark (--spark given)" if extra else "in this process")
+    compared = ["group_id", "generation", "member_id", "topic", "partition", "status", "input_fingerprint"]
+    driver, spark = (state_rows(tmp_path / t)[compared].sort_values(compared[:5]).reset_index(drop=True)
+                     for t in ("driver", "spark"))
+    pd.testing.assert_frame_equal(driver, spark)
+
+
+def test_what_pyarrow_cannot_type_as_spark_does_goes_through_spark(cli, tmp_path):
+    (tmp_path / "subs.csv").write_text("group_id,member_id,topic,generation\ng,m,orders,three\n", encoding="utf-8")
+    assert read_arrow_file(str(tmp_path / "subs.csv")) == "not read without Spark (ValueError)"
+    run = cli("rebalance", "--subscriptions", tmp_path / "subs.csv", "--topics", "orders=2",
+              "--table", tmp_path / "state", "--strategy", "range")
+    assert run.status != 0 and "generation must be a 32-bit integer" in run.err
+    assert not (tmp_path / "state").exists()
+
+
+def test_weights_and_catalog_tables_go_through_spark(tmp_path):
+    from argparse import Namespace
+
+    from spark_assign.cli.driver_path import choose_path
+
+    base = dict(spark=False, weights=None, max_count_skew=None, min_improvement=None, topics="t=2",
+                subscriptions=str(tmp_path / "subs.csv"), table=str(tmp_path / "state"))
+    (tmp_path / "subs.csv").write_text("member_id,topic\nm,t\n", encoding="utf-8")
+    assert choose_path(Namespace(**base)).inputs is not None
+    weighted = choose_path(Namespace(**{**base, "weights": "w.csv"}))
+    assert weighted.inputs is None and weighted.line == "path: Spark (weights are read and balanced through Spark)"
+    catalog = choose_path(Namespace(**{**base, "table": "ops.assignments"}))
+    assert catalog.line == "path: Spark (--table: a catalog table is read through Spark)"
+
+
+def test_what_if_gives_the_same_figures_on_both_paths(cli, tmp_path):
+    (tmp_path / "subs.csv").write_text(
+        "group_id,member_id,topic,group_instance_id,rack\n"
+        "paiements-€,c1,orders,,az-1\npaiements-€,c2,orders,static-2,az-2\npaiements-€,c3,events,,az-1\n"
+        "заказы,a1,events,,az-2\nзаказы,a1,orders,,az-2\n", encoding="utf-8")
+    table = ["--topics", "orders=6,events=3", "--table", tmp_path / "state", "--strategy", "sticky"]
+    assert cli("rebalance", "--subscriptions", tmp_path / "subs.csv", *table).status == 0
+    scenarios = [f"--scenario={s}" for s in ("restart", "leave", "add-partitions:orders=2", "rack-down:az-2",
+                                             "strategy:cooperative-sticky")]
+    runs = [cli("what-if", "--subscriptions", tmp_path / "subs.csv", *table, *scenarios, *extra)
+            for extra in ([], ["--spark"])]
+    assert all(r.status == 0 for r in runs), [r.err for r in runs]
+    driver, spark = (text_table(r.out.split("\n", 1)[1]) for r in runs)
+    assert driver == spark and len(driver) == 6
+    assert runs[0].out.rstrip().endswith("path: in this process, without Spark (5 subscription rows)")
+    assert runs[1].out.rstrip().endswith("path: Spark (--spark given)")
