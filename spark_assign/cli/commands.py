@@ -20,7 +20,8 @@ from ..schema import STATUSES
 from .driver_path import DriverInputs, Path, choose_path
 from .inputs import check_rebalance_inputs, read_rebalance_inputs, rebalance_strategy
 from .replicas import cmd_replicas
-from .runtime import CliError, Progress, SparkRuntime, is_delta_table, is_path, require_table, writable_table
+from .runtime import (CliError, Progress, SparkRuntime, is_delta_table, is_path, output_file, require_table,
+                      writable_table)
 from .simulate import (DEFAULT_STRATEGIES, SCENARIO_KEYS, load_scenario_file, make_plan, parse_strategies,
                        run_plan, summary_table)
 from .state import COMMIT_HEADERS, commit_rows, is_replica_table, read_state_rows, write_replica_report, write_report
@@ -77,15 +78,6 @@ def _fresh_table_path(location: str, overwrite: bool, option: str = "--table") -
     return path
 
 
-def _check_out(path: str, option: str) -> str:
-    full = os.path.abspath(os.path.expanduser(path))
-    if os.path.isdir(full):
-        raise CliError(f"{option}: {path} is a folder; give a file name such as report.html")
-    if not os.path.isdir(os.path.dirname(full)):
-        raise CliError(f"{option}: no such folder: {os.path.dirname(full)}")
-    return full
-
-
 def _simulate(ctx: Context, plan, table_path: str, report: Optional[str], check_idempotent: bool = False):
     """Run ``plan`` into a new table at ``table_path``; print the summary; write the report if asked."""
     from ..state import AssignmentTable
@@ -114,7 +106,7 @@ def cmd_simulate(args, ctx: Context) -> int:
     strategies = parse_strategies(args.strategy)
     settings = load_scenario_file(args.scenario) if args.scenario else {}
     plan = make_plan(settings, _scenario_flags(args), strategies, default_strategies=DEFAULT_STRATEGIES)
-    report = _check_out(args.report, "--report") if args.report else None
+    report = output_file(args.report, "--report") if args.report else None
     table_path = _fresh_table_path(args.table, args.overwrite)
     _simulate(ctx, plan, table_path, report)
     if report:
@@ -391,7 +383,7 @@ def cmd_diff(args, ctx: Context) -> int:
 
 def cmd_report(args, ctx: Context) -> int:
     """``report``: the self-contained HTML report of a state table (or of a replica table)."""
-    out = _check_out(args.out, "--out")
+    out = output_file(args.out, "--out")
     if is_path(args.table):
         require_table(args.table)
     if is_replica_table(ctx.runtime, args.table):

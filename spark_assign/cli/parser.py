@@ -306,6 +306,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="repeatable; default: restart, leave, and switches to cooperative-sticky and uniform")
     wif.add_argument("--top", type=_count, default=3, metavar="N",
                      help="groups named per scenario, those pausing most (default: %(default)s)")
+    wif.add_argument("--report", metavar="FILE",
+                     help="also write the scenarios as a self-contained HTML page (moved and paused per scenario)")
     wif.add_argument("--spark", action="store_true",
                      help="go through Spark even for a small input (see rebalance --spark)")
 

@@ -27,7 +27,8 @@ from ..progress import progress
 from ..spark.delta import is_path  # the one path-or-name rule, shared with AssignmentTable
 from .tables import format_seconds
 
-__all__ = ["CliError", "Progress", "SparkRuntime", "is_path", "is_delta_table", "require_table", "writable_table"]
+__all__ = ["CliError", "Progress", "SparkRuntime", "is_path", "is_delta_table", "require_table", "writable_table",
+           "output_file"]
 
 
 class CliError(SparkAssignError, ValueError):
@@ -77,6 +78,17 @@ def require_table(location: str) -> str:
     if not is_delta_table(path):
         raise CliError(f"{location} is not a Delta table (it has no _delta_log)")
     return path
+
+
+def output_file(path: str, option: str) -> str:
+    """The absolute path of a file a command will write (``--report``, ``--out``): not a folder,
+    in a folder that exists; checked before any work."""
+    full = os.path.abspath(os.path.expanduser(path))
+    if os.path.isdir(full):
+        raise CliError(f"{option}: {path} is a folder; give a file name such as report.html")
+    if not os.path.isdir(os.path.dirname(full)):
+        raise CliError(f"{option}: no such folder: {os.path.dirname(full)}")
+    return full
 
 
 def writable_table(location: str, option: str = "--table") -> str:

@@ -14,7 +14,7 @@ from ..core import get_strategy
 from ..errors import InvalidInputError, NeedsSparkError
 from .driver_path import Path, choose_path
 from .inputs import check_rebalance_inputs, read_rebalance_inputs, rebalance_strategy
-from .runtime import CliError, require_table
+from .runtime import CliError, output_file, require_table
 from .tables import format_seconds, format_table
 
 __all__ = ["cmd_what_if", "default_scenarios"]
@@ -39,6 +39,7 @@ def cmd_what_if(args, ctx) -> int:
         raise CliError(f"--scenario: {e.problem}") from None
     check_rebalance_inputs(args)
     location = require_table(args.table)
+    report = output_file(args.report, "--report") if args.report else None
     path = choose_path(args)
     began = time.perf_counter()
     figures = None
@@ -53,11 +54,12 @@ def cmd_what_if(args, ctx) -> int:
         table = AssignmentTable(spark, location)
         figures = what_if(table, subscriptions, topics, strategy, scenarios, weights=weights)
     labels = [BASELINE] + [s.name for s in scenarios]
+    summary = summarize(figures, labels, top=args.top)
     rows = [[s["scenario"], s["groups"], s["moved"], s["revoked"], s["new"], s["paused"], s["rebalances"],
-             ", ".join(s["most_paused"])] for s in summarize(figures, labels, top=args.top)]
-    shown = os.path.abspath(os.path.expanduser(location))
-    ctx.print(f"What if, against {shown} (dry runs under {strategy}; nothing written, "
-              f"{format_seconds(time.perf_counter() - began)}):")
+             ", ".join(s["most_paused"])] for s in summary]
+    context = (f"against {os.path.abspath(os.path.expanduser(location))} (dry runs under {strategy}; "
+               "nothing written")
+    ctx.print(f"What if, {context}, {format_seconds(time.perf_counter() - began)}):")
     ctx.print(format_table(["scenario", "groups changed", "moved", "revoked", "new", "paused", "rebalances",
                             "groups pausing most"], rows))
     ctx.print()
@@ -67,4 +69,11 @@ def cmd_what_if(args, ctx) -> int:
         "KIP-848: those changing owner). rebalances: until the group settles (2 when a cooperative rebalance "
         "revokes: the follow-up assigns them). A static member's restart rebalances nothing (KIP-345).", 100))
     ctx.print(path.line)
+    if report:
+        from ..report.consumer.whatif import render_what_if_html
+
+        events = {BASELINE: "the inputs as given, no event", **{s.name: s.description for s in scenarios}}
+        render_what_if_html(figures, summary, events, f"What if: {os.path.basename(location.rstrip('/'))}",
+                            f"What if, {context}).", report)
+        ctx.print(f"Report: {report}")
     return 0

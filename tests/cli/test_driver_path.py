@@ -106,3 +106,14 @@ def test_what_if_gives_the_same_figures_on_both_paths(cli, tmp_path):
     assert driver == spark and len(driver) == 6
     assert runs[0].out.rstrip().endswith("path: in this process, without Spark (5 subscription rows)")
     assert runs[1].out.rstrip().endswith("path: Spark (--spark given)")
+
+
+def test_what_if_writes_its_report_without_spark(tmp_path):
+    (tmp_path / "subs.csv").write_text(SUBS, encoding="utf-8")
+    table = ["--topics", "orders=6,events=2", "--table", tmp_path / "state", "--strategy", "cooperative-sticky"]
+    assert run_cli("rebalance", "--subscriptions", tmp_path / "subs.csv", *table).status == 0
+    run = run_cli("what-if", "--subscriptions", tmp_path / "subs.csv", *table, "--report", tmp_path / "w.html")
+    assert run.status == 0, run.err
+    page = (tmp_path / "w.html").read_text(encoding="utf-8")
+    assert run.out.rstrip().endswith(f"Report: {tmp_path / 'w.html'}")
+    assert 'data-scenario="strategy:uniform"' in page and 'id="what-if-groups"' in page

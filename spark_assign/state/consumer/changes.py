@@ -7,7 +7,7 @@ the replica table) compares it with the group's head.
 
 from __future__ import annotations
 
-from typing import Dict, Mapping, Optional
+from typing import Dict, List, Mapping, Optional, Set
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
@@ -79,7 +79,10 @@ def plan_in_driver(subscriptions: pa.Table, counts: Mapping[str, int], heads: Op
              for c in ("member_id", "topic", "group_instance_id", "rack", "generation")]
     owned = column("owned_partitions")
     generations = column("generation")
-    texts, partitions, missing, odd = [], {}, {}, set()
+    texts: List[str] = []
+    partitions: Dict[str, int] = {}
+    missing: Dict[str, Set[str]] = {}
+    odd: Set[str] = set()
     for i, group in enumerate(groups):
         claims = ("" if "owned_partitions" not in present else NULL_MARK if owned[i] is None
                   else ",".join(str(p) for p in sorted(p for p in owned[i] if p is not None)))
