@@ -300,7 +300,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the groups' members now, as for rebalance")
     wif.add_argument("--topics", required=True, metavar="PATH|TABLE|NAME=P,...", help="topic metadata, as for rebalance")
     wif.add_argument("--table", required=True, metavar="PATH|TABLE", help="the state table the events start from")
-    wif.add_argument("--strategy", required=True, metavar="NAME", help="the groups' strategy now")
+    wif.add_argument("--strategy", metavar="NAME",
+                     help="the groups' strategy now, for all of them (default: each group's own, the strategy of "
+                          "its latest generation in --table)")
     wif.add_argument("--weights", metavar="PATH|TABLE", help="per-partition weights, as for rebalance")
     wif.add_argument("--scenario", action="append", metavar="SPEC",
                      help="repeatable; default: restart, leave, and switches to cooperative-sticky and uniform")

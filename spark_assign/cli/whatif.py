@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import textwrap
 import time
-from typing import List
+from typing import List, Optional
 
 from ..core import get_strategy
 from ..errors import InvalidInputError, NeedsSparkError
@@ -20,10 +20,11 @@ from .tables import format_seconds, format_table
 __all__ = ["cmd_what_if", "default_scenarios"]
 
 
-def default_scenarios(strategy: str) -> List[str]:
+def default_scenarios(strategy: Optional[str]) -> List[str]:
     """Without ``--scenario``: a member restarts, a member leaves, and the switches a group of
-    ``strategy`` would consider: to ``cooperative-sticky`` (KIP-429) and to KIP-848's ``uniform``."""
-    name = get_strategy(strategy).name
+    ``strategy`` would consider: to ``cooperative-sticky`` (KIP-429) and to KIP-848's ``uniform``
+    (both when each group keeps its own strategy: ``strategy`` None)."""
+    name = get_strategy(strategy).name if strategy is not None else None
     return ["restart", "leave"] + [f"strategy:{s}" for s in ("cooperative-sticky", "uniform") if s != name]
 
 
@@ -32,7 +33,7 @@ def cmd_what_if(args, ctx) -> int:
     from ..state import AssignmentTable
     from ..state.consumer.whatif import BASELINE, Scenario, summarize, what_if, what_if_in_driver
 
-    strategy = rebalance_strategy(args).name
+    strategy = rebalance_strategy(args).name if args.strategy is not None else None
     try:
         scenarios = [Scenario.parse(text) for text in (args.scenario or default_scenarios(strategy))]
     except InvalidInputError as e:
@@ -57,8 +58,8 @@ def cmd_what_if(args, ctx) -> int:
     summary = summarize(figures, labels, top=args.top)
     rows = [[s["scenario"], s["groups"], s["moved"], s["revoked"], s["new"], s["paused"], s["rebalances"],
              ", ".join(s["most_paused"])] for s in summary]
-    context = (f"against {os.path.abspath(os.path.expanduser(location))} (dry runs under {strategy}; "
-               "nothing written")
+    under = strategy or "each group's own strategy"
+    context = f"against {os.path.abspath(os.path.expanduser(location))} (dry runs under {under}; nothing written"
     ctx.print(f"What if, {context}, {format_seconds(time.perf_counter() - began)}):")
     ctx.print(format_table(["scenario", "groups changed", "moved", "revoked", "new", "paused", "rebalances",
                             "groups pausing most"], rows))

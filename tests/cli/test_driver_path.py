@@ -117,3 +117,28 @@ def test_what_if_writes_its_report_without_spark(tmp_path):
     page = (tmp_path / "w.html").read_text(encoding="utf-8")
     assert run.out.rstrip().endswith(f"Report: {tmp_path / 'w.html'}")
     assert 'data-scenario="strategy:uniform"' in page and 'id="what-if-groups"' in page
+
+
+def test_without_strategy_each_group_keeps_its_own_on_both_paths(cli, tmp_path):
+    (tmp_path / "eager.csv").write_text("group_id,member_id,topic\nbatch,b1,orders\nbatch,b2,orders\n",
+                                        encoding="utf-8")
+    (tmp_path / "coop.csv").write_text("group_id,member_id,topic\nstream,s1,orders\nstream,s2,orders\n",
+                                       encoding="utf-8")
+    (tmp_path / "all.csv").write_text("group_id,member_id,topic\nbatch,b1,orders\nbatch,b2,orders\n"
+                                      "stream,s1,orders\nstream,s2,orders\n", encoding="utf-8")
+    table = ["--topics", "orders=6", "--table", tmp_path / "state"]
+    for subs, strategy in (("eager.csv", "sticky"), ("coop.csv", "cooperative-sticky")):
+        assert run_cli("rebalance", "--subscriptions", tmp_path / subs, *table, "--strategy", strategy).status == 0
+    runs = [cli("what-if", "--subscriptions", tmp_path / "all.csv", *table, "--scenario=leave", *extra)
+            for extra in ([], ["--spark"])]
+    assert all(r.status == 0 for r in runs), [r.err for r in runs]
+    assert "dry runs under each group's own strategy" in runs[0].out
+    driver, spark = (text_table(r.out.split("\n", 1)[1]) for r in runs)
+    assert driver == spark
+    leave = next(r for r in driver if r["scenario"] == "leave")
+    # batch (eager) pauses all 6 it owned; stream (cooperative) only the 3 that move.
+    assert leave["paused"] == "9" and leave["moved"] == "6"
+
+    (tmp_path / "new.csv").write_text("group_id,member_id,topic\nnewcomer,n1,orders\n", encoding="utf-8")
+    unknown = run_cli("what-if", "--subscriptions", tmp_path / "new.csv", *table)
+    assert unknown.status != 0 and "'newcomer'" in unknown.err and "no generation" in unknown.err

@@ -52,7 +52,8 @@ from .changes import plan_in_driver
 from .compute import rows_from_arrow
 from .table import assignment_summary
 
-__all__ = ["DRIVER_ROWS", "DriverRebalance", "rebalance_in_driver", "driver_table_reason", "latest_in_driver"]
+__all__ = ["DRIVER_ROWS", "DriverRebalance", "rebalance_in_driver", "driver_table_reason", "latest_in_driver",
+           "recorded_strategies"]
 
 #: Subscription rows up to which the command line rebalances without Spark (the engine assigns
 #: them in well under a second here; beyond, Spark's tasks pay for themselves).
@@ -167,6 +168,23 @@ def rebalance_in_driver(location: str, subscriptions: pa.Table, topics: Mapping[
         time.sleep(min(0.1 * 2 ** attempt, 2.0))
     raise ConcurrentRebalanceError(f"{backend.root}: other writers committed first {max_attempts} times; "
                                    "rebalance not committed")
+
+
+def recorded_strategies(location: str) -> Dict[str, str]:
+    """Per group of the table at ``location``, the strategy of its latest generation (from the
+    heads, read with pyarrow; empty without a table).
+
+    Example::
+
+        recorded_strategies("/tmp/state")      # {'payments': 'cooperative-sticky', ...}
+    """
+    backend = _backend(location)
+    if backend is None or not backend.exists():
+        return {}
+    read = heads_in_driver(backend, _current(backend))
+    if read is None:
+        raise NeedsSparkError("the table's latest commit is another tool's: its heads are rebuilt by a Spark scan")
+    return dict(zip(read[0].column("group_id").to_pylist(), read[0].column("strategy").to_pylist()))
 
 
 def latest_in_driver(location: str, groups: Sequence[str], columns: Sequence[str]) -> pa.Table:

@@ -27,7 +27,7 @@ the event leaves without members is reported too: members 0, every partition it 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Mapping, Sequence, Tuple, cast
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, cast
 
 import pandas as pd
 import pyarrow as pa
@@ -128,7 +128,7 @@ class Scenario:
 SCENARIO_KINDS = ["restart", "leave", "add-partitions:TOPIC=N", "strategy:NAME", "rack-down:RACK"]
 
 
-def what_if(table: Any, subscriptions: DataFrame, topics: Topics, strategy: str,
+def what_if(table: Any, subscriptions: DataFrame, topics: Topics, strategy: Optional[str],
             scenarios: Sequence[Scenario], weights: Any = None) -> pd.DataFrame:
     """Per scenario, the groups its event changes and what their next rebalance would do, each
     from a dry run of ``table.rebalance`` (nothing is written).
@@ -144,10 +144,13 @@ def what_if(table: Any, subscriptions: DataFrame, topics: Topics, strategy: str,
     ----------
     table:
         The :class:`~spark_assign.AssignmentTable` whose latest generations the events start from.
-    subscriptions, topics, strategy, weights:
+    subscriptions, topics, weights:
         The inputs as they are now, as for ``table.rebalance``. The first rows returned (scenario
         :data:`BASELINE`) are their own dry run: groups whose inputs already differ from the
         table's latest generation, whose changes every scenario's figures include too.
+    strategy:
+        The groups' strategy now; None: each group's own, the strategy of its latest
+        generation in the table (a group the table does not know is an error naming it).
     scenarios:
         The events (:class:`Scenario`).
 
@@ -158,7 +161,28 @@ def what_if(table: Any, subscriptions: DataFrame, topics: Topics, strategy: str,
     """
     if "group_id" not in subscriptions.columns:
         subscriptions = subscriptions.withColumn("group_id", F.lit("default"))
-    current = get_strategy(strategy).name
+    if strategy is not None:
+        return _what_if_under(table, subscriptions, topics, get_strategy(strategy).name, scenarios, weights)
+    recorded = table.latest().select("group_id", F.col("strategy").alias("_recorded")).distinct()
+    tagged = subscriptions.join(recorded, "group_id", "left")
+    _check_recorded([r[0] for r in tagged.where(F.col("_recorded").isNull()).select("group_id").distinct()
+                     .limit(5).collect()])
+    names = sorted(r[0] for r in tagged.select("_recorded").distinct().collect())
+    return pd.concat([_what_if_under(table, tagged.where(F.col("_recorded") == name).drop("_recorded"), topics, name,
+                                     scenarios, weights) for name in names], ignore_index=True)
+
+
+def _check_recorded(unknown: Sequence[str]) -> None:
+    """Refuse groups without a recorded strategy when each group keeps its own."""
+    if unknown:
+        raise InvalidInputError(
+            f"groups the table has no generation of, hence no strategy to keep: {', '.join(map(repr, unknown))}; "
+            "give a strategy for every group", column="strategy")
+
+
+def _what_if_under(table: Any, subscriptions: DataFrame, topics: Topics, current: str,
+                   scenarios: Sequence[Scenario], weights: Any) -> pd.DataFrame:
+    """:func:`what_if` for groups that all run ``current`` now."""
     frames = [_figures(BASELINE, table, subscriptions, topics, current, weights)]
     for scenario in scenarios:
         subs, tops, name = scenario.apply(subscriptions, topics, current)
@@ -205,7 +229,7 @@ def _per_group(label: str, counts: pd.DataFrame, members: pd.DataFrame, strategy
     return out[WHAT_IF_COLUMNS].sort_values(["paused", "group_id"], ascending=[False, True], kind="stable")
 
 
-def what_if_in_driver(location: str, subscriptions: pa.Table, topics: Mapping[str, int], strategy: str,
+def what_if_in_driver(location: str, subscriptions: pa.Table, topics: Mapping[str, int], strategy: Optional[str],
                       scenarios: Sequence[Scenario]) -> pd.DataFrame:
     """:func:`what_if` without Spark: each scenario a dry run of
     :func:`~.driver.rebalance_in_driver` against the table at ``location`` (the same figures for
@@ -215,14 +239,19 @@ def what_if_in_driver(location: str, subscriptions: pa.Table, topics: Mapping[st
 
         what_if_in_driver("/tmp/state", subs, {"orders": 12}, "sticky", [Scenario.leave()])
     """
-    from .driver import latest_in_driver, rebalance_in_driver
+    from .driver import latest_in_driver, rebalance_in_driver, recorded_strategies
 
     if "group_id" not in subscriptions.column_names:
         subscriptions = subscriptions.append_column("group_id", pa.array(["default"] * subscriptions.num_rows,
                                                                          pa.string()))
     schema = subscriptions.schema
-    given = subscriptions.to_pandas()
-    current = get_strategy(strategy).name
+    everyone = subscriptions.to_pandas()
+    if strategy is not None:
+        parts = [(get_strategy(strategy).name, everyone)]
+    else:
+        recorded = everyone["group_id"].map(recorded_strategies(location))
+        _check_recorded(sorted(set(everyone.loc[recorded.isna(), "group_id"]))[:5])
+        parts = [(str(name), part) for name, part in everyone.groupby(recorded, sort=True)]
 
     def figures(label: str, subs: pd.DataFrame, tops: Mapping[str, int], name: str) -> pd.DataFrame:
         arrow = pa.Table.from_pandas(subs, schema=schema, preserve_index=False)
@@ -232,18 +261,20 @@ def what_if_in_driver(location: str, subscriptions: pa.Table, topics: Mapping[st
         members = subs.groupby("group_id")["member_id"].nunique().rename("members")
         return _per_group(label, counts.reset_index(), members.reset_index(), name)
 
-    frames = [figures(BASELINE, given, topics, current)]
-    for scenario in scenarios:
-        subs, tops, name = scenario.frame(given, dict(topics), current)
-        frames.append(figures(scenario.name, subs, tops, name))
-        gone = sorted(set(given["group_id"]) - set(subs["group_id"]))
-        if gone:                                     # as _emptied: every partition they owned pauses
-            owned = latest_in_driver(location, gone, ["group_id", "member_id"]).to_pandas().dropna()
-            counts = owned.groupby("group_id").size().rename("partitions").reset_index()
-            frames.append(pd.DataFrame({"scenario": scenario.name, "group_id": counts["group_id"], "members": 0,
-                                        "partitions": counts["partitions"], **{s: 0 for s in STATUSES},
-                                        "paused": counts["partitions"], "rebalances": 1})
-                          [WHAT_IF_COLUMNS].astype({c: "int64" for c in WHAT_IF_COLUMNS[2:]}))
+    frames = []
+    for current, given in parts:
+        frames.append(figures(BASELINE, given, topics, current))
+        for scenario in scenarios:
+            subs, tops, name = scenario.frame(given, dict(topics), current)
+            frames.append(figures(scenario.name, subs, tops, name))
+            gone = sorted(set(given["group_id"]) - set(subs["group_id"]))
+            if gone:                                 # as _emptied: every partition they owned pauses
+                owned = latest_in_driver(location, gone, ["group_id", "member_id"]).to_pandas().dropna()
+                counts = owned.groupby("group_id").size().rename("partitions").reset_index()
+                frames.append(pd.DataFrame({"scenario": scenario.name, "group_id": counts["group_id"], "members": 0,
+                                            "partitions": counts["partitions"], **{s: 0 for s in STATUSES},
+                                            "paused": counts["partitions"], "rebalances": 1})
+                              [WHAT_IF_COLUMNS].astype({c: "int64" for c in WHAT_IF_COLUMNS[2:]}))
     return pd.concat(frames, ignore_index=True)
 
 
