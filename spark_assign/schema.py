@@ -56,6 +56,7 @@ STATE_COLUMNS: List[Tuple[str, str]] = RESULT_COLUMNS + [
     ("committed_at", "timestamp"),      # UTC
     ("input_fingerprint", "string"),    # of the group's inputs, for incremental rebalances
     ("weight", "double"),               # the partition's weight in this generation (null: none given)
+    ("members", "int"),                 # the group's members in this generation, those owning nothing too
 ]
 
 #: Rows of a Delta replica table (``ReplicaTable``): one per replica per cluster per generation,

@@ -52,7 +52,8 @@ from .layout import APP_ID, ASSIGNMENTS, FORMAT_VERSION, PARTITION_COLUMN, Table
 from .plan import Outcome, Plan, outcome_of, warn_about_input
 
 __all__ = ["GenerationTable", "Rebalance", "TableState", "Computed", "fault", "data_errors", "FAULT_POINTS",
-           "REBALANCE_STAGES", "ROWS_PER_FILE", "commit_staged", "check_loop_arguments"]
+           "REBALANCE_STAGES", "ROWS_PER_FILE", "commit_staged", "check_loop_arguments",
+           "upgrade_table"]
 
 #: Rows per data file a rebalance aims at (a few MB of Parquet).
 ROWS_PER_FILE = 1_000_000
@@ -129,6 +130,20 @@ def commit_staged(backend: StateBackend, snap: Snapshot, staged: Staged, heads: 
         return None
     fault("after-commit")
     return committed
+
+
+def upgrade_table(backend: StateBackend, snap: Snapshot) -> Snapshot:
+    """Add the columns an older format lacks (:meth:`~.layout.TableKind.missing`), in a commit
+    of its own that keeps the heads (see :mod:`.layout`); the latest snapshot after it (another
+    writer's upgrade may have won: the table is read again either way)."""
+    added = [n for n, _ in backend.missing_columns(snap)]
+    metadata: Dict[str, object] = {"spark_assign": {"format": FORMAT_VERSION, "operation": "upgrade",
+                                                   "added": added}}
+    try:
+        backend.upgrade(snap, metadata)
+    except CommitConflict:
+        pass                                # another writer committed (maybe the upgrade): read again
+    return backend.snapshot()
 
 
 def check_loop_arguments(num_files: Optional[int], max_attempts: int, force: bool, dry_run: bool = False) -> None:
@@ -309,16 +324,7 @@ class GenerationTable:
         return self._backend.snapshot()
 
     def _upgrade(self, snap: Snapshot) -> Snapshot:
-        """Add the columns an older format lacks (:meth:`~.layout.TableKind.missing`), in a commit
-        of its own that keeps the heads (see :mod:`.layout`); the latest snapshot after it."""
-        added = [n for n, _ in self._backend.missing_columns(snap)]
-        metadata: Dict[str, object] = {"spark_assign": {"format": FORMAT_VERSION, "operation": "upgrade",
-                                                       "added": added}}
-        try:
-            self._backend.upgrade(snap, metadata)
-        except CommitConflict:
-            pass                                # another writer committed (maybe the upgrade): read again
-        return self._backend.snapshot()
+        return upgrade_table(self._backend, snap)
 
     def _parts_for(self, rows: int, per_part: int) -> int:
         """Parts (data files, engine tasks) for ``rows`` rows: one per ``per_part``, at least one,

@@ -34,11 +34,14 @@ A version whose commit names no heads (written by another tool) is read by
 scanning the table once.
 
 Formats: an assignment table of format ``1`` has no ``weight`` column; ``2`` adds it (the partition's weight
-in that generation, for load-aware strategies and load reports). Tables of
-format 1 are read as they are (a column they lack reads as null); the first
-rebalance on one adds the columns of :data:`ADDED_COLUMNS` in a commit of its
-own (operation ``upgrade``, which, like a prune, keeps the heads of the
-version before), then commits its generation.
+in that generation, for load-aware strategies and load reports); ``3`` adds
+``members`` (the group's subscribed members in that generation, those owning
+nothing included, so that every reader counts a group's members and spread
+as the rebalance that wrote it did). Tables of an older format are read as
+they are (a column they lack reads as null); the first rebalance on one adds
+the columns of :data:`ADDED_COLUMNS` in a commit of its own (operation
+``upgrade``, which, like a prune, keeps the heads of the version before), then
+commits its generation.
 """
 
 from __future__ import annotations
@@ -73,11 +76,11 @@ HEADS_COLUMNS: List[Tuple[str, str]] = [
     ("empty", "boolean"),              # the latest generation has no partitions (its topics are gone)
 ]
 #: Written into the table properties and every commit's metadata.
-FORMAT_VERSION = "2"
+FORMAT_VERSION = "3"
 #: Columns added to the assignment table after format 1, with the format that added them: a
 #: table may lack them until its first rebalance under this format upgrades it (see the module
 #: docstring). A replica table's columns are the same in both formats.
-ADDED_COLUMNS = {"weight": "2"}
+ADDED_COLUMNS = {"weight": "2", "members": "3"}
 #: Operations of spark-assign commits that change no group's head: the heads of such a version
 #: are those of the version before.
 KEEPS_HEADS = ("prune", "upgrade")
@@ -151,7 +154,7 @@ class TableKind:
 
         Example::
 
-            ASSIGNMENTS.missing(["group_id", "generation"])     # [('weight', 'double')]
+            ASSIGNMENTS.missing(["group_id", "generation"])     # [('weight', 'double'), ('members', 'int')]
         """
         have = set(names)
         return [(n, t) for n, t in self.columns if n in self.added_columns and n not in have]

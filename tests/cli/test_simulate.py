@@ -108,6 +108,11 @@ def test_spread_counts_a_member_owning_nothing_in_every_output_alike(cli, tmp_pa
     assert run.status == 0, run.err
     (recomputed,) = text_table(run.out, title="Recomputed groups")
     assert (recomputed["members"], recomputed["spread"]) == ("3", "1")
+    # ... and history says the same of that generation: the table records its member count (format 3).
+    run = cli("history", "--table", tmp_path / "real", "--group", "default")
+    assert run.status == 0, run.err
+    (generation,) = text_table(run.out, title="Group default")
+    assert (generation["members"], generation["spread"]) == ("3", "1")
 
 
 def test_a_bar_counts_the_generations_when_asked(cli, tmp_path, monkeypatch):

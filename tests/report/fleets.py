@@ -131,7 +131,7 @@ def synthetic_fleet(groups: int = 10_000, generations: int = 4, partitions: int 
             "topic": "events", "partition": part, "previous_member_id": member, "status": status,
             "strategy": strategy, "group_instance_id": None,
             "committed_at": pd.Timestamp("2024-01-01", tz="UTC") + pd.to_timedelta(gen, unit="h"),
-            "input_fingerprint": "x", "weight": None}))
+            "input_fingerprint": "x", "weight": None, "members": None}))
     return pd.concat(frames, ignore_index=True)[COLUMNS]
 
 

@@ -81,6 +81,9 @@ def test_spread_has_one_definition_members_owning_nothing_count_when_given():
     gm = group_metrics(rows, members=subscribed)
     assert gm[["members", "min_partitions", "max_partitions", "spread"]].values.tolist() == [got]
     assert group_metrics(rows)["spread"].tolist() == [0]         # without members= the idle one is unknown
+    recorded = rows.assign(members=3)                              # ... unless the rows record the count (format 3)
+    assert balance(recorded, ["group_id"]).loc["g2"].tolist() == got
+    assert group_metrics(recorded)[["members", "spread"]].values.tolist() == [[3, 1]]
     assert group_summary(rows, members=subscribed)["spread"].tolist() == [1]
     assert balance(rows.iloc[:0], ["group_id"], subscribed).empty
     with pytest.raises(InvalidInputError) as e:

@@ -248,7 +248,7 @@ def group_input(g: WireGroup, with_racks: bool) -> Tuple[GroupInput, int, Dict[s
 def expected_rows(fleet: List[WireGroup], strategy: str, with_racks: bool = False) -> List[Row]:
     """Every group's result rows, group by group in the fleet's order, each in the engine's
     (topic, partition) order: ``(group_id, generation, member_id, topic, partition,
-    previous_member_id, status, group_instance_id)``."""
+    previous_member_id, status, group_instance_id, members)``, ``members`` the engine's member count."""
     out: List[Row] = []
     for g in fleet:
         spec, generation, renamed = group_input(g, with_racks)
@@ -258,5 +258,6 @@ def expected_rows(fleet: List[WireGroup], strategy: str, with_racks: bool = Fals
         for t, p, o, q, s in zip(r.topic.tolist(), r.partition.tolist(), r.owner.tolist(),
                                  r.previous_owner.tolist(), r.status.tolist()):
             out.append((g.group_id, generation, r.group.member_ids[o] if o >= 0 else None, r.group.topic_names[t],
-                        p, names[q] if q >= 0 else None, STATUS_NAMES[s], instances[o] if o >= 0 else None))
+                        p, names[q] if q >= 0 else None, STATUS_NAMES[s], instances[o] if o >= 0 else None,
+                        len(r.group.member_ids)))
     return out

@@ -19,8 +19,10 @@ Definitions
   :mod:`.steps`: owners, members revoking a partition, members shown by the
   same step's follow-ups; a restarted static member's old id is not one),
   plus its subscribed members when they are given (``members=``). A member
-  owning nothing in the whole step leaves no row: without ``members=`` it
-  cannot be counted.
+  owning nothing in the whole step leaves no row; a state table of format 3
+  records each generation's member count in its rows (``members``), which
+  counts it, so ``history``, the report and ``rebalance`` agree on the same
+  generation. Without either (an older table's generations) it cannot be counted.
 * The **spread** of a group is ``max - min`` partitions owned per member, a
   member owning nothing counting 0 and a pending partition counting for
   nobody (0 for a group without members). It is Kafka's measure of balance:
@@ -115,6 +117,10 @@ def balance(rows: pd.DataFrame, keys: Sequence[str], members: Optional[pd.DataFr
         A column of ``rows`` holding how many partitions the row stands for
         (rows pre-aggregated per owner); by default each row is one partition.
 
+    Rows that carry ``members`` (a state table's rows, format 3: the group's
+    member count in that generation) count the members they do not show as
+    owning nothing.
+
     Returns a frame indexed by ``keys`` (one row per group of ``rows``) with
     ``members``, ``min_partitions``, ``max_partitions`` and ``spread``.
     """
@@ -142,6 +148,13 @@ def balance(rows: pd.DataFrame, keys: Sequence[str], members: Optional[pd.DataFr
     per_member.columns = BALANCE_COLUMNS[:3]
     index = pd.MultiIndex.from_frame(groups) if len(keys) > 1 else pd.Index(groups[keys[0]], name=keys[0])
     out = per_member.reindex(index).fillna(0).astype("int64")
+    if "members" in rows.columns and rows["members"].notna().any():
+        # The state table records each generation's member count (format 3): members beyond
+        # those the rows show own nothing, so they count, and the fewest a member owns is 0.
+        recorded = pd.to_numeric(rows.groupby(keys)["members"].max(), errors="coerce").reindex(index)
+        unseen = (recorded > out["members"]).fillna(False).to_numpy()
+        out.loc[unseen, "members"] = recorded[unseen].astype("int64").to_numpy()
+        out.loc[unseen, "min_partitions"] = 0
     out["spread"] = out["max_partitions"] - out["min_partitions"]
     return out
 

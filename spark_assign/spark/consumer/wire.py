@@ -81,9 +81,10 @@ def wire_batch(columns: Mapping[str, pa.Array], num_rows: int) -> pa.RecordBatch
 
 
 def result_columns(with_instance: bool = False, with_weight: bool = False) -> List[Tuple[str, str]]:
-    """The result's columns: ``RESULT_COLUMNS``, plus the owner's ``group_instance_id`` and each
-    partition's ``weight`` if asked."""
-    return (RESULT_COLUMNS + ([("group_instance_id", "string")] if with_instance else [])
+    """The result's columns: ``RESULT_COLUMNS``, plus what a state table records beside them if
+    asked (``with_instance``: the owner's ``group_instance_id`` and the group's ``members``, its
+    subscribed members, those owning nothing included), and each partition's ``weight`` if asked."""
+    return (RESULT_COLUMNS + ([("group_instance_id", "string"), ("members", "int")] if with_instance else [])
             + ([("weight", "double")] if with_weight else []))
 
 

@@ -172,8 +172,9 @@ def _first_error(c: WireBatch, group_column: bool) -> Tuple[int, Optional[Invali
 def output_batch(c: WireBatch, result: BatchResult, with_instance: bool = False,
                  with_weight: bool = False) -> Optional[pa.RecordBatch]:
     """The result rows of ``c``'s groups (``RESULT_COLUMNS``, plus the owner's
-    ``group_instance_id`` if asked, and each partition's ``weight`` (as the engine read it:
-    ``result.weight``, 1.0 without weights) if asked); None when there are none."""
+    ``group_instance_id`` and the group's member count if asked, and each partition's ``weight``
+    (as the engine read it: ``result.weight``, 1.0 without weights) if asked); None when there
+    are none."""
     if len(result.owner) == 0:
         return None
     per_group = np.diff(result.row_off)
@@ -195,6 +196,7 @@ def output_batch(c: WireBatch, result: BatchResult, with_instance: bool = False,
         empty = c.instance_names.index("") if "" in c.instance_names else -2
         instance = np.where(c.member_instance == empty, -1, c.member_instance)
         columns.append(_strings(np.where(owner >= 0, instance[np.maximum(owner, 0)], -1), c.instance_dictionary))
+        columns.append(pa.array(np.repeat(np.diff(c.member_off), per_group).astype(np.int32), type=pa.int32()))
     if with_weight:
         weight = result.weight if result.weight is not None else np.ones(len(owner))
         columns.append(pa.array(weight, type=pa.float64()))

@@ -109,8 +109,9 @@ def rows_from_arrow(backend: StateBackend, subscriptions: pa.Table, topic_counts
 
 def state_rows(result: pa.Table, todo: Plan, strategy: str, version: int) -> pa.Table:
     """The engine's rows for the changed groups of ``todo`` (with the owner's
-    ``group_instance_id``) as the state table's rows of ``commit_version`` ``version``: each
-    group's fingerprint, the strategy, the commit time, and null weights when none were given."""
+    ``group_instance_id`` and the group's ``members``) as the state table's rows of
+    ``commit_version`` ``version``: each group's fingerprint, the strategy, the commit time, and
+    null weights when none were given."""
     groups = result.column("group_id")
     known = pc.unique(groups)
     fingerprint = pa.array([todo.changed[g].fingerprint for g in known.to_pylist()], type=pa.string())

@@ -21,7 +21,7 @@ are those the Spark path writes for the same inputs (a differential test over
 random fleets holds them equal, generation after generation); nothing is written
 when an input is bad. Limits: topics as a dict, no weights (the load-aware
 strategies read theirs through Spark), up to :data:`DRIVER_ROWS` subscription
-rows. When the table needs Spark (heads to rebuild by a scan, a format upgrade)
+rows. When the table needs Spark (heads to rebuild by a scan)
 :class:`~spark_assign.errors.NeedsSparkError` is raised before anything is
 written.
 """
@@ -44,7 +44,7 @@ from ...schema import SUBSCRIPTION_COLUMNS
 from ...spark.delta import is_path, resolve_location
 from ..backend import Snapshot
 from ..backends.embedded import EmbeddedBackend
-from ..generation_table import check_loop_arguments, commit_staged, fault
+from ..generation_table import check_loop_arguments, commit_staged, fault, upgrade_table
 from ..heads import changed_heads, heads_in_driver, write_heads
 from ..layout import ASSIGNMENTS, PARTITION_COLUMN, arrow_schema, check_new_table_folder, heads_name
 from ..plan import Outcome, warn_about_input
@@ -90,8 +90,6 @@ def driver_table_reason(location: str) -> Optional[str]:
         return None
     snap = backend.snapshot()
     backend.check(snap)
-    if backend.missing_columns(snap):
-        return "the table's format is upgraded through Spark"
     if heads_in_driver(backend, snap) is None:
         return "the table's latest commit is another tool's: its heads are rebuilt by a Spark scan"
     return None
@@ -134,7 +132,9 @@ def rebalance_in_driver(location: str, subscriptions: pa.Table, topics: Mapping[
     backend = _backend(location)
     if backend is None:
         raise NeedsSparkError("the embedded Delta engine writes local folders only")
-    for attempt in range(1, max_attempts + 1):
+    attempt, upgraded = 0, False
+    while attempt < max_attempts:
+        attempt += 1
         snap = _current(backend)
         read = heads_in_driver(backend, snap)
         if read is None:
@@ -151,11 +151,17 @@ def rebalance_in_driver(location: str, subscriptions: pa.Table, topics: Mapping[
             outcome = Outcome.of(ASSIGNMENTS)
             outcome.add_arrow(rows)
             return DriverRebalance(rows, None, assignment_summary(todo, attempt, warned, outcome), True)
-        if snap is None:
-            backend.create(ASSIGNMENTS.description)
-            snap = backend.snapshot()
-            if snap.version != 0:                   # another writer created it and committed first
-                continue
+        if snap is None or backend.missing_columns(snap):
+            if snap is None:
+                backend.create(ASSIGNMENTS.description)
+                moved_on = backend.snapshot()
+            else:                                   # an older format: its columns first, in a commit of its own
+                moved_on = upgrade_table(backend, snap)
+            if moved_on.version != (snap.version if snap is not None else 0):
+                if snap is not None and not upgraded:   # one upgrade is not a lost race: no attempt spent
+                    upgraded, attempt = True, attempt - 1
+                continue                            # another writer committed first, or the upgrade: again
+            snap = moved_on
         fault("before-write")
         staged = backend.stage_arrow(rows, version)
         fault("after-write")
@@ -228,8 +234,6 @@ def _current(backend: EmbeddedBackend) -> Optional[Snapshot]:
         return None
     snap = backend.snapshot()
     backend.check(snap)
-    if backend.missing_columns(snap):
-        raise NeedsSparkError("the table's format is upgraded through Spark")
     return snap
 
 
