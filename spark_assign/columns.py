@@ -13,14 +13,14 @@ from __future__ import annotations
 import difflib
 import re
 import warnings
-from typing import Dict, List, Tuple
+from typing import Callable, Dict, List, Mapping, Tuple, TypeVar
 
 import pyarrow as pa
 
 from .errors import SchemaError, UnknownColumnWarning
 
 __all__ = ["COLUMN_ALIASES", "check_names", "check_required", "warn_unknown_columns", "arrow_type_matches",
-           "check_arrow_columns"]
+           "check_arrow_columns", "check_fields"]
 
 #: Other names users give the expected columns (other tools' headers, other spellings), beyond
 #: case and separators (``GroupId``, ``group-id``, ``Group_ID`` all read as ``group_id``). An input
@@ -37,6 +37,7 @@ COLUMN_ALIASES: Dict[str, Tuple[str, ...]] = {
 }
 
 Columns = List[Tuple[str, str, bool]]
+T = TypeVar("T")
 
 
 def _spelling(name: str) -> str:
@@ -124,16 +125,25 @@ def check_arrow_columns(table: pa.Table, what: str, columns: Columns, warn_unkno
 
         check_arrow_columns(pa.table({"member_id": ["m"], "topic": ["t"]}), "subscriptions", SUBSCRIPTION_COLUMNS)
     """
-    fields = {f.name: f.type for f in table.schema}
+    return check_fields(what, {f.name: f.type for f in table.schema}, columns, arrow_type_matches, str, warn_unknown)
+
+
+def check_fields(what: str, fields: Mapping[str, T], columns: Columns, matches: Callable[[T, str], bool],
+                 describe: Callable[[T], str], warn_unknown: bool = False) -> Dict[str, T]:
+    """The checks of an input's schema, whatever holds it: ``fields`` maps each column name to its
+    type (Spark's or Arrow's), ``matches(type, expected)`` says whether a type is accepted where
+    ``expected`` (the project's DDL) is written, ``describe`` names a type in an error. Raises
+    :class:`SchemaError` for a misnamed, missing or mistyped column; with ``warn_unknown`` warns
+    about the columns none of ``columns`` names. Returns the present columns' types."""
     check_names(what, list(fields), columns)
     check_required(what, list(fields), columns)
-    present: Dict[str, pa.DataType] = {}
+    present: Dict[str, T] = {}
     for name, expected, _ in columns:
         if name not in fields:
             continue
-        if not arrow_type_matches(fields[name], expected):
-            raise SchemaError(f"{what} column '{name}' must be {expected}, got {fields[name]}")
+        if not matches(fields[name], expected):
+            raise SchemaError(f"{what} column '{name}' must be {expected}, got {describe(fields[name])}")
         present[name] = fields[name]
-    if warn_unknown:
-        warn_unknown_columns(what, list(fields), columns)
+    if warn_unknown:                                        # only for an input that is taken
+        warn_unknown_columns(what, list(fields), columns, stacklevel=4)
     return present

@@ -20,8 +20,8 @@ from pyspark.sql import types as T
 from ..core.consumer.model import check_topics
 from ..core.consumer.registry import Strategy, get_strategy
 from ..core.consumer.weights import check_load_options
-from ..columns import check_names, check_required, warn_unknown_columns
-from ..errors import WORKER_MARK, InvalidInputError, SchemaError
+from ..columns import check_fields
+from ..errors import WORKER_MARK, InvalidInputError
 from ..schema import SUBSCRIPTION_COLUMNS, WEIGHT_COLUMNS
 
 __all__ = ["spark_strategy", "load_knobs", "weights_frame", "weight_table", "subscription_columns", "topics_frame",
@@ -309,19 +309,7 @@ def check_columns(df: DataFrame, what: str, columns: List[Tuple[str, str, bool]]
     ``warn_unknown``, columns that are none of ``columns`` get an :class:`UnknownColumnWarning`.
     """
     fields = {f.name: f.dataType for f in df.schema.fields}
-    check_names(what, list(fields), columns)
-    check_required(what, list(fields), columns)
-    present: Dict[str, T.DataType] = {}
-    for name, expected, required in columns:
-        if name not in fields:
-            continue
-        if not type_matches(fields[name], expected):
-            raise SchemaError(
-                f"{what} column '{name}' must be {expected}, got {fields[name].simpleString()}")
-        present[name] = fields[name]
-    if warn_unknown:                                        # only for an input that is taken
-        warn_unknown_columns(what, list(fields), columns)
-    return present
+    return check_fields(what, fields, columns, type_matches, lambda t: t.simpleString(), warn_unknown)
 
 
 def subscription_columns(df: DataFrame) -> Tuple[Dict[str, Column], bool]:
