@@ -4,6 +4,7 @@ import json
 
 import pytest
 from deltalake import DeltaTable
+from pyspark.sql import SparkSession
 
 from spark_assign import AssignmentTable
 from spark_assign.errors import InvalidInputError
@@ -29,6 +30,10 @@ def test_a_prune_and_a_vacuum_leave_the_users_session_active(spark, tmp_path, en
     sessions = spark.sparkContext._jvm.org.apache.spark.sql.SparkSession
     assert table.prune(keep_generations=1) is not None
     assert sessions.getActiveSession().get().equals(spark._jsparkSession)
+    # ... on PySpark's side too: the prune's createDataFrame made the child PySpark's active session,
+    # which getActiveSession() (the CLI's way to find a running session) would then hand out, with
+    # the prune's metadata in its settings: a full run once saw a table's version 0 carry it.
+    assert SparkSession.getActiveSession() is spark
     table.vacuum(retention_hours=168)
     assert sessions.getActiveSession().get().equals(spark._jsparkSession)
     assert sessions.getActiveSession().get().conf().get("spark.databricks.delta.commitInfo.userMetadata", "") == ""
@@ -127,3 +132,4 @@ def test_retention_arguments_are_checked(spark, tmp_path):
             table.prune(keep_generations=bad)
     with pytest.raises(InvalidInputError, match="retention_hours"):
         table.vacuum(retention_hours=-5)
+

@@ -85,6 +85,26 @@ def _spark_assign_metadata(user_metadata: Optional[str]) -> Optional[Dict[str, A
     return spark_assign_of({"userMetadata": user_metadata})
 
 
+@contextmanager
+def _restoring_active(spark) -> Iterator[None]:
+    """After the block, the active session is again the one before it (cleared if there was
+    none), in the JVM thread and in PySpark: Delta leaves the session its command ran in active,
+    and ``createDataFrame`` makes its session PySpark's active one, which
+    ``SparkSession.getActiveSession()`` then hands to anyone asking (the CLI does)."""
+    from pyspark.sql import SparkSession
+
+    sessions = spark.sparkContext._jvm.org.apache.spark.sql.SparkSession
+    before, python_before = sessions.getActiveSession(), SparkSession._activeSession
+    try:
+        yield
+    finally:
+        SparkSession._activeSession = python_before       # PySpark keeps it here; no public setter
+        if before.isDefined():
+            sessions.setActiveSession(before.get())
+        else:
+            sessions.clearActiveSession()
+
+
 def _local_folder(spark, location: str) -> Optional[str]:
     """``location`` as a folder of this machine when Hadoop resolves it to the local filesystem
     (a ``file:`` URI, or a path while ``fs.defaultFS`` is local), else None (HDFS, object stores)."""
@@ -342,22 +362,15 @@ class DeltaSparkBackend:
 
         Delta leaves the session its command ran in as the JVM thread's active one, and reads a
         commit's ``userMetadata`` from the active session: left there, the child would stamp this
-        commit's metadata on the user's next Delta commit. The thread's active session is restored
-        when the block ends."""
+        commit's metadata on the user's next Delta commit. The active session, the JVM thread's
+        and PySpark's, is restored when the block ends (:func:`_restoring_active`)."""
         child = self.spark.newSession()
         child.conf.set(USER_METADATA, user_metadata)
         child.conf.set("spark.databricks.delta.vacuum.logging.enabled", "true")
         parallelism = max(8, 4 * self.spark.sparkContext.defaultParallelism)
         child.conf.set("spark.sql.sources.parallelPartitionDiscovery.parallelism", str(parallelism))
-        sessions = self.spark.sparkContext._jvm.org.apache.spark.sql.SparkSession
-        before = sessions.getActiveSession()
-        try:
+        with _restoring_active(self.spark):
             yield child
-        finally:
-            if before.isDefined():
-                sessions.setActiveSession(before.get())
-            else:
-                sessions.clearActiveSession()
 
     def delete_before(self, snap: Snapshot[SparkHandle], cutoffs, metadata: Dict[str, object]) -> Optional[int]:
         """``MERGE ... WHEN MATCHED THEN DELETE`` of rows with ``generation <= cutoff`` of their
