@@ -1,7 +1,7 @@
 """Which path a ``rebalance`` takes: in this process without Spark, or through Spark.
 
 A small question (a few groups, a local table) is answered without starting
-a JVM: the inputs are read with pyarrow, the engine assigns in this process
+a JVM: the inputs (Parquet, CSV, Delta) are read with pyarrow, the engine assigns in this process
 and delta-rs commits (:mod:`spark_assign.state.consumer.driver`), in about a
 second instead of Spark's start-up. Everything else goes through Spark, as
 before: larger inputs, catalog tables, weights, Delta features delta-rs does
@@ -87,12 +87,14 @@ def choose_path(args) -> Path:
 
 
 def read_arrow_file(value: str) -> Union[pa.Table, str]:
-    """The file or folder ``value`` (Parquet, CSV, JSON lines, or a Delta folder) as an Arrow
-    table typed as the Spark reader types it, or why it is read through Spark instead."""
+    """The file or folder ``value`` (Parquet, CSV or a Delta folder) as an Arrow table typed as
+    the Spark reader types it, or why it is read through Spark instead (JSON lines among them)."""
     path = os.path.abspath(os.path.expanduser(value))
     if not os.path.exists(path):
         return "a catalog table is read through Spark"
     kind = detect_format(path)
+    if kind == "json":          # pyarrow infers JSON types its own way (ISO dates as timestamps)
+        return "JSON is typed by Spark's reader"
     files = _files(path, kind)
     if sum(os.path.getsize(f) for f in files) > DRIVER_BYTES:
         return f"larger than {DRIVER_BYTES // 2 ** 20} MiB"
@@ -101,7 +103,7 @@ def read_arrow_file(value: str) -> Union[pa.Table, str]:
             return _delta(path)
         tables = [_read(f, kind) for f in files]
         return pa.concat_tables(tables, promote_options="permissive") if tables else pa.table({})
-    except (pa.ArrowException, ValueError, OSError) as e:
+    except (pa.ArrowException, ValueError, OverflowError, OSError) as e:
         return f"not read without Spark ({type(e).__name__})"
 
 
@@ -124,10 +126,6 @@ def _read(path: str, kind: str) -> pa.Table:
         import pyarrow.parquet as pq
 
         return pq.read_table(path)
-    if kind == "json":
-        import pyarrow.json as pj
-
-        return pj.read_json(path)
     return _typed_csv(path)
 
 

@@ -88,6 +88,12 @@ def test_weights_and_catalog_tables_go_through_spark(tmp_path):
     assert weighted.inputs is None and weighted.line == "path: Spark (weights are read and balanced through Spark)"
     catalog = choose_path(Namespace(**{**base, "table": "ops.assignments"}))
     assert catalog.line == "path: Spark (--table: a catalog table is read through Spark)"
+    (tmp_path / "subs.json").write_text('{"member_id": "2024-01-01", "topic": "t"}\n', encoding="utf-8")
+    json_file = choose_path(Namespace(**{**base, "subscriptions": str(tmp_path / "subs.json")}))
+    assert json_file.line == "path: Spark (--subscriptions: JSON is typed by Spark's reader)"
+    (tmp_path / "big.csv").write_text("member_id,topic,owned_partitions\nm,t,99999999999\n", encoding="utf-8")
+    overflow = choose_path(Namespace(**{**base, "subscriptions": str(tmp_path / "big.csv")}))
+    assert overflow.inputs is None and overflow.reason.startswith("--subscriptions: not read without Spark")
 
 
 def test_what_if_gives_the_same_figures_on_both_paths(cli, tmp_path):
