@@ -159,7 +159,7 @@ def _header(path: str) -> List[str]:
 
 def _integers(values: pa.ChunkedArray, name: str) -> pa.ChunkedArray:
     text = pc.utf8_trim_whitespace(values)
-    if not pc.all(pc.or_(pc.is_null(text), pc.match_substring_regex(text, r"^[+-]?\d{1,10}$"))).as_py():
+    if not pc.all(pc.or_kleene(pc.is_null(text), pc.match_substring_regex(text, r"^[+-]?\d{1,10}$"))).as_py():
         raise ValueError(f"column {name!r} holds a value that is not an integer")
     return pc.cast(text, pa.int64()).cast(pa.int32())
 

@@ -91,6 +91,8 @@ def test_weights_and_catalog_tables_go_through_spark(tmp_path):
     (tmp_path / "subs.json").write_text('{"member_id": "2024-01-01", "topic": "t"}\n', encoding="utf-8")
     json_file = choose_path(Namespace(**{**base, "subscriptions": str(tmp_path / "subs.json")}))
     assert json_file.line == "path: Spark (--subscriptions: JSON is typed by Spark's reader)"
+    (tmp_path / "empty.csv").write_text("member_id,topic,generation\nm,t,\n", encoding="utf-8")   # every cell empty
+    assert choose_path(Namespace(**{**base, "subscriptions": str(tmp_path / "empty.csv")})).inputs is not None
     (tmp_path / "big.csv").write_text("member_id,topic,owned_partitions\nm,t,99999999999\n", encoding="utf-8")
     overflow = choose_path(Namespace(**{**base, "subscriptions": str(tmp_path / "big.csv")}))
     assert overflow.inputs is None and overflow.reason.startswith("--subscriptions: not read without Spark")
