@@ -58,6 +58,8 @@ __all__ = ["DRIVER_ROWS", "DriverRebalance", "rebalance_in_driver", "driver_tabl
 #: Subscription rows up to which the command line rebalances without Spark (the engine assigns
 #: them in well under a second here; beyond, Spark's tasks pay for themselves).
 DRIVER_ROWS = 50_000
+#: Why a table whose latest commit names no heads (another tool's) needs Spark.
+_SCANNED = "the table's latest commit is another tool's: its heads are rebuilt by a Spark scan"
 
 
 @dataclass
@@ -79,7 +81,7 @@ def driver_table_reason(location: str) -> Optional[str]:
     Example::
 
         driver_table_reason("/tmp/state") is None
-        driver_table_reason("ops.assignments")      # 'a catalog table: read through Spark'
+        driver_table_reason("ops.assignments")      # 'a catalog table is read through Spark'
     """
     if not is_path(location):
         return "a catalog table is read through Spark"
@@ -91,7 +93,7 @@ def driver_table_reason(location: str) -> Optional[str]:
     snap = backend.snapshot()
     backend.check(snap)
     if heads_in_driver(backend, snap) is None:
-        return "the table's latest commit is another tool's: its heads are rebuilt by a Spark scan"
+        return _SCANNED
     return None
 
 
@@ -138,7 +140,7 @@ def rebalance_in_driver(location: str, subscriptions: pa.Table, topics: Mapping[
         snap = _current(backend)
         read = heads_in_driver(backend, snap)
         if read is None:
-            raise NeedsSparkError("the table's latest commit is another tool's: its heads are rebuilt by a Spark scan")
+            raise NeedsSparkError(_SCANNED)
         heads, heads_dir = read
         todo = plan_in_driver(subs, counts, heads if heads.num_rows else None, chosen.name, force)
         warned = warn_about_input(todo, backend.root) if attempt == 1 else 0
@@ -189,7 +191,7 @@ def recorded_strategies(location: str) -> Dict[str, str]:
         return {}
     read = heads_in_driver(backend, _current(backend))
     if read is None:
-        raise NeedsSparkError("the table's latest commit is another tool's: its heads are rebuilt by a Spark scan")
+        raise NeedsSparkError(_SCANNED)
     return dict(zip(read[0].column("group_id").to_pylist(), read[0].column("strategy").to_pylist()))
 
 
@@ -207,10 +209,12 @@ def latest_in_driver(location: str, groups: Sequence[str], columns: Sequence[str
     snap = _current(backend)
     read = heads_in_driver(backend, snap)
     if read is None:
-        raise NeedsSparkError("the table's latest commit is another tool's: its heads are rebuilt by a Spark scan")
+        raise NeedsSparkError(_SCANNED)
     heads = read[0].filter(pc.and_(pc.is_in(read[0].column("group_id"), pa.array(list(groups), pa.string())),
                                    pc.invert(pc.fill_null(read[0].column("empty"), False))))
     wanted = dict(zip(heads.column("group_id").to_pylist(), heads.column("generation").to_pylist()))
+    if not wanted:
+        return pa.table({c: pa.array([], ASSIGNMENTS.arrow().field(c).type) for c in columns})
     versions = sorted(set(heads.column(PARTITION_COLUMN).to_pylist()))
     rows = backend.read_arrow(cast(Snapshot, snap), versions, list(wanted), sorted({*columns, "group_id", "generation"}))
     latest = pc.take(pa.array(list(wanted.values()), pa.int32()),
