@@ -32,6 +32,7 @@ FILES = [
     ("replicas.json", "Replica placement and sticky reassignment (benchmarks/replica_bench.py)"),
     ("replica_fleet.json", "Replica placement over a fleet of clusters (benchmarks/replica_fleet_bench.py)"),
     ("load.json", "Load-aware assignment over 50 drifting generations (benchmarks/load_bench.py)"),
+    ("cli.json", "The command line without Spark against through Spark (benchmarks/cli_bench.py)"),
 ]
 
 
