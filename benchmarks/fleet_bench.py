@@ -16,10 +16,18 @@ previous rows), ``repartition(group_id)``, ``sortWithinPartitions`` and
 topics, the same columns) without assigning. For each shape, topics given as
 a dict and as a DataFrame, ``sticky`` and ``cooperative-sticky``, fresh and a
 rebalance (one member of each group left; ``previous`` is the fresh result,
-cached): each case and its echo run alternately ``--repeat`` times, medians
-and their ratio are reported. ``cold`` rows time the first job of a new
-session (Python workers starting, code not yet compiled), each in its own
-process: what a user running one job sees.
+cached): each case, its echo and the lean echo run alternately ``--repeat``
+times, medians and ratios are reported.
+
+The lean echo (:func:`lean_echo`) is the subscription rows alone through the
+same shuffle, sort and echo: no topics join, no previous rows, nothing of the
+wire. ``vs_echo`` is what assigning costs over our own pass; ``vs_lean`` is
+what the whole method costs over the least a pass can do (with topics as a
+DataFrame, the wire's broadcast join of the topics is in it). ``cold`` rows
+time the first job of a new session (Python workers starting and importing,
+code not yet compiled), each kind in its own process, alternating, medians:
+what a user running one job sees. ``worker_import_seconds``: what a new
+Python worker takes to import the modules it runs.
 
 ``--million``: 1,000,000 groups of 10 members on 2 topics of 16 partitions
 (32M rows) through ``assign_partitions`` (noop sink) and through
@@ -133,6 +141,20 @@ def echo_pass(subs, topics, previous=None):
         lambda batches: echo_batches(batches, travel), OUT)
 
 
+def lean_echo(subs, counts: Dict[str, int]):
+    """The lean echo: the subscription rows alone (no wire: no topics join, no previous rows), the
+    same shuffle, sort and :func:`echo_batches` (the counts travelling as a dict), emitting the
+    same rows. What the pass costs with nothing of ours in it: the baseline the issue's ratios
+    used (``echo_pass`` is the assignment's own wire)."""
+    from pyspark.sql import functions as F
+
+    spark = subs.sparkSession
+    n = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    rows = subs.select("group_id", F.lit(0).cast("tinyint").alias("kind"), "member_id", "topic")
+    return rows.repartition(n, "group_id").sortWithinPartitions("group_id").mapInArrow(
+        lambda batches: echo_batches(batches, counts), OUT)
+
+
 # ------------------------------------------------------------------ timing
 
 
@@ -168,15 +190,20 @@ def timed(make: Callable[[], object]) -> Tuple[float, float]:
     return time.perf_counter() - t0, tree_cpu(os.getpid()) - c0
 
 
-def paired(assign: Callable[[], object], echo: Callable[[], object], repeat: int) -> Dict[str, float]:
-    """Medians of ``repeat`` alternating runs of the case and its echo: wall and CPU seconds."""
-    a, e = [], []
+def paired(assign: Callable[[], object], echo: Callable[[], object], lean: Callable[[], object],
+           repeat: int) -> Dict[str, float]:
+    """Medians of ``repeat`` alternating runs of the case, its echo and the lean echo: wall and CPU
+    seconds, and the case's ratios to each."""
+    a, e, m = [], [], []
     for _ in range(repeat):
         e.append(timed(echo))
+        m.append(timed(lean))
         a.append(timed(assign))
     wall, cpu = statistics.median(x[0] for x in a), statistics.median(x[1] for x in a)
     echo_wall, echo_cpu = statistics.median(x[0] for x in e), statistics.median(x[1] for x in e)
+    lean_wall = statistics.median(x[0] for x in m)
     return {"seconds": wall, "echo_seconds": echo_wall, "vs_echo": wall / echo_wall,
+            "lean_seconds": lean_wall, "vs_lean": wall / lean_wall,
             "cpu_seconds": cpu, "echo_cpu_seconds": echo_cpu, "cpu_vs_echo": cpu / echo_cpu}
 
 
@@ -196,13 +223,15 @@ def fleet_rows(spark, groups: int, members: int, topics: int, partitions: int, r
         for given, meta in (("dict", topic_map), ("DataFrame", topic_df)):
             fresh = subs.assign_partitions(strategy, topics=meta)
             rows.append({"case": "fresh", "strategy": strategy, "topics": given, "size": size,
-                         **paired(lambda: fresh, lambda: echo_pass(subs, meta), repeat)})
+                         **paired(lambda: fresh, lambda: echo_pass(subs, meta), lambda: lean_echo(subs, topic_map),
+                                  repeat)})
             _progress(rows[-1])
             previous = fresh.cache()
             previous.count()
             again = leaving.assign_partitions(strategy, topics=meta, previous=previous)
             rows.append({"case": "rebalance", "strategy": strategy, "topics": given, "size": size,
-                         **paired(lambda: again, lambda: echo_pass(leaving, meta, previous), repeat),
+                         **paired(lambda: again, lambda: echo_pass(leaving, meta, previous),
+                                  lambda: lean_echo(leaving, topic_map), repeat),
                          "note": "one member left each group; previous = the fresh result"})
             _progress(rows[-1])
             previous.unpersist()
@@ -218,19 +247,32 @@ def _progress(row: dict) -> None:
     print({k: (round(v, 3) if isinstance(v, float) else v) for k, v in row.items()}, file=sys.stderr, flush=True)
 
 
-def cold_row(groups: int) -> dict:
-    """The first job of a new session, assigning and echoing, each in its own process."""
-    times = {}
-    for what in ("echo", "assign"):
-        out = subprocess.run([sys.executable, __file__, "--cold-child", what, "--groups", str(groups)],
-                             check=True, capture_output=True, text=True)
-        times[what] = json.loads(out.stdout.strip().splitlines()[-1])
-    a, e = times["assign"], times["echo"]
-    return {"case": "fresh, cold", "strategy": "sticky", "topics": "dict",
-            "size": f"{groups:,} x 10 members x 2x16", "seconds": a["seconds"], "echo_seconds": e["seconds"],
-            "vs_echo": a["seconds"] / e["seconds"], "cpu_seconds": a["cpu"], "echo_cpu_seconds": e["cpu"],
-            "cpu_vs_echo": a["cpu"] / e["cpu"], "note": "the session's first job, each in a new process",
-            "rows_per_second": groups * 32 / a["seconds"]}
+#: What the cold children run: the assignment and its echo with topics as a dict and as a
+#: DataFrame, and the lean echo.
+COLD_KINDS = ("assign-dict", "echo-dict", "assign-DataFrame", "echo-DataFrame", "lean")
+
+
+def cold_rows(groups: int, repeat: int) -> List[dict]:
+    """The first job of a new session, each kind in its own process, the kinds alternating
+    ``repeat`` times (a first job varies more than a warm one): medians."""
+    times: Dict[str, List[dict]] = {k: [] for k in COLD_KINDS}
+    for _ in range(repeat):
+        for what in COLD_KINDS:
+            out = subprocess.run([sys.executable, __file__, "--cold-child", what, "--groups", str(groups)],
+                                 check=True, capture_output=True, text=True)
+            times[what].append(json.loads(out.stdout.strip().splitlines()[-1]))
+    med = {k: {f: statistics.median(t[f] for t in v) for f in ("seconds", "cpu")} for k, v in times.items()}
+    rows = []
+    for given in ("dict", "DataFrame"):
+        a, e, m = med[f"assign-{given}"], med[f"echo-{given}"], med["lean"]
+        rows.append({"case": "fresh, cold", "strategy": "sticky", "topics": given,
+                     "size": f"{groups:,} x 10 members x 2x16", "seconds": a["seconds"],
+                     "echo_seconds": e["seconds"], "vs_echo": a["seconds"] / e["seconds"],
+                     "lean_seconds": m["seconds"], "vs_lean": a["seconds"] / m["seconds"],
+                     "cpu_seconds": a["cpu"], "echo_cpu_seconds": e["cpu"], "cpu_vs_echo": a["cpu"] / e["cpu"],
+                     "note": f"the session's first job, each in a new process; median of {repeat}",
+                     "rows_per_second": groups * 32 / a["seconds"]})
+    return rows
 
 
 def cold_child(what: str, groups: int) -> None:
@@ -238,12 +280,24 @@ def cold_child(what: str, groups: int) -> None:
 
     spark = session()
     topic_map = {"topic-000": 16, "topic-001": 16}
+    topic_df = spark.createDataFrame(list(topic_map.items()), "topic string, num_partitions int").cache()
+    topic_df.count()
     subs = subscriptions(spark, groups, 10, 2).cache()
     subs.count()
-    make = (lambda: subs.assign_partitions("sticky", topics=topic_map)) if what == "assign" \
-        else (lambda: echo_pass(subs, topic_map))
+    meta = topic_df if what.endswith("DataFrame") else topic_map
+    make = {"assign": lambda: subs.assign_partitions("sticky", topics=meta),
+            "echo": lambda: echo_pass(subs, meta), "lean": lambda: lean_echo(subs, topic_map)}[what.split("-")[0]]
     wall, cpu = timed(make)
     print(json.dumps({"seconds": wall, "cpu": cpu}))
+
+
+def worker_import_seconds(repeat: int = 5) -> float:
+    """Median seconds a new Python worker takes to import what it runs to assign, each in a new
+    interpreter that has loaded ``pyspark.worker`` (as the processes Spark forks have)."""
+    code = ("import pyspark.worker, time; t = time.perf_counter(); import spark_assign.spark.consumer.worker; "
+            "print(time.perf_counter() - t)")
+    return statistics.median(float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                                                  text=True).stdout) for _ in range(repeat))
 
 
 # ------------------------------------------------------------------ a million groups
@@ -349,7 +403,7 @@ def main() -> None:
                         help="the --million steps: all, only assign_partitions, or only the state table's")
     parser.add_argument("--million-child", nargs=2, metavar=("STEP", "FOLDER"), help=argparse.SUPPRESS)
     parser.add_argument("--repeat", type=int, default=None, help="runs per case, median (default 1 quick, 3 full)")
-    parser.add_argument("--cold-child", choices=["assign", "echo"], help=argparse.SUPPRESS)
+    parser.add_argument("--cold-child", choices=COLD_KINDS, help=argparse.SUPPRESS)
     parser.add_argument("--groups", type=int, default=100_000, help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -377,10 +431,11 @@ def main() -> None:
             rows += fleet_rows(spark, *size, repeat=repeat)
         version = spark.version
         spark.stop()
-        rows.append(cold_row(sizes[0][0]))
+        rows += cold_rows(sizes[0][0], repeat)
         report = {"machine": {"python": platform.python_version(), "cores": os.cpu_count(), "spark": version,
                               "master": "local[2]", "shuffle_partitions": SHUFFLE_PARTITIONS,
                               "load_average_before": load_before,
+                              "worker_import_seconds": worker_import_seconds(),
                               "load_average_after": [round(x, 2) for x in os.getloadavg()]},
                   "rows": rows}
         if out.exists() and "million" in json.loads(out.read_text()):

@@ -20,6 +20,7 @@ as soon as ``pyspark.sql`` is loaded (at once if it already is; see
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any, List
 
 from . import _moved, core, errors
@@ -92,7 +93,11 @@ def __dir__() -> List[str]:
 
 def _load_the_dataframe_method() -> None:
     # Importing the module attaches the method; it may be mid-import already (it imports pyspark.sql,
-    # which can be what triggered this call): then its last line attaches it.
+    # which can be what triggered this call): then its last line attaches it. Not in a PySpark
+    # worker (its process runs ``pyspark.worker``): tasks call no DataFrame method, and a worker's
+    # first task would pay for importing the whole Spark layer (tests/spark/test_worker_imports.py).
+    if "pyspark.worker" in sys.modules:
+        return
     importlib.import_module("spark_assign.spark.consumer.dataframe")
     importlib.import_module("spark_assign.spark.replicas.dataframe")       # DataFrame.assign_replicas
 

@@ -1,7 +1,8 @@
 """benchmarks/fleet_bench.py's baseline, the echo pass, emits the rows the assignment emits (the same
 (group, topic, partition) keys) over the same wire: with topics as a dict (their counts travel with
-the job) and as a DataFrame, fresh and with a previous generation. A baseline that emits less would
-flatter every ratio measured against it."""
+the job) and as a DataFrame, fresh and with a previous generation; so does the lean echo (the
+subscription rows alone, no wire). A baseline that emits less would flatter every ratio measured
+against it."""
 
 import importlib.util
 from pathlib import Path
@@ -33,6 +34,7 @@ def test_the_echo_emits_the_assignments_rows(spark, as_frame):
     topics = spark.createDataFrame(list(TOPICS.items()), "topic string, num_partitions int") if as_frame else TOPICS
     fresh = subs.assign_partitions("sticky", topics=topics)
     assert keys(bench.echo_pass(subs, topics)) == keys(fresh)
+    assert keys(bench.lean_echo(subs, TOPICS)) == keys(fresh)          # the lean echo: no wire at all
     previous = fresh.localCheckpoint()
     leaving = subs.where("member_id != 'c0'")
     again = leaving.assign_partitions("sticky", topics=topics, previous=previous)

@@ -55,6 +55,7 @@ from ...core.consumer.keys import run_positions
 from ...core.consumer.model import NO_GENERATION
 from ...core.consumer.weights import rejected_weight_rows, weights_from_rows
 from ...errors import InvalidInputError, SchemaError
+from ..arrow import fill_null, from_numpy, scalar, to_numpy
 from .wire import KIND_PREVIOUS, KIND_RACKS, KIND_SUBSCRIPTION, KIND_WEIGHTS, wire_column
 
 __all__ = ["WireBatch", "SharedWeights", "MISSING"]
@@ -62,20 +63,22 @@ __all__ = ["WireBatch", "SharedWeights", "MISSING"]
 #: Stands for a null in the int64 columns of a :class:`WireBatch`.
 MISSING = np.iinfo(np.int64).min
 
+_REVOKED = scalar("revoked", pa.string())
+
 
 def _codes(array: pa.Array) -> Tuple[np.ndarray, List[str], pa.Array]:
     """A string column as (int64 codes, dictionary, the dictionary as Arrow); null rows get code -1
     (a dictionary holds no null)."""
     if array.null_count == len(array):                 # e.g. no static members: nothing to hash
-        return np.full(len(array), -1, dtype=np.int64), [], pa.array([], type=pa.string())
+        return np.full(len(array), -1, dtype=np.int64), [], pa.nulls(0, pa.string())
     encoded = array.dictionary_encode()
-    codes = np.asarray(encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    codes = to_numpy(fill_null(encoded.indices, -1), np.int64)
     return codes, encoded.dictionary.to_pylist(), encoded.dictionary.cast(pa.string())
 
 
 def _ints(array: pa.Array) -> np.ndarray:
     """An int column as int64, nulls as ``MISSING``."""
-    return np.asarray(array.cast(pa.int64()).fill_null(MISSING).to_numpy(zero_copy_only=False), dtype=np.int64)
+    return to_numpy(fill_null(array.cast(pa.int64()), MISSING), np.int64)
 
 
 def _first_appearance(keys: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -132,8 +135,8 @@ class SharedWeights:
         return cls(index={name: i for i, name in enumerate(names)},
                    offsets=np.searchsorted(codes[order], np.arange(len(names) + 1)),
                    partition=_ints(table.column("partition").combine_chunks())[order],
-                   weight=np.asarray(weight.fill_null(0.0).to_numpy(zero_copy_only=False), dtype=np.float64)[order],
-                   null=np.asarray(weight.is_null().to_numpy(zero_copy_only=False), dtype=bool)[order])
+                   weight=to_numpy(fill_null(weight, 0.0), np.float64)[order],
+                   null=to_numpy(weight.is_null(), bool)[order])
 
 
 class WireBatch:
@@ -157,14 +160,14 @@ class WireBatch:
             return wire_column(batch, name)
 
         self.n = batch.num_rows
-        self.kind = np.asarray(col("kind").fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int8)
+        self.kind = to_numpy(fill_null(col("kind"), 0), np.int8)
         self.member, self.member_names, self.member_dictionary = _codes(col("member_id"))
         self.topic, self.topic_names, self.topic_dictionary = _codes(col("topic"))
         self.instance, self.instance_names, self.instance_dictionary = _codes(col("group_instance_id"))
         self.rack, self.rack_names, _ = _codes(col("rack"))
         status = col("status")
         self.revoked = np.zeros(self.n, dtype=bool) if status.null_count == self.n else \
-            np.asarray(pc.equal(status, "revoked").fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
+            to_numpy(fill_null(pc.equal(status, _REVOKED), False), bool)
         self.generation = _ints(col("generation"))
         self.partition = _ints(col("partition"))
         if "num_partitions" in batch.schema.names:
@@ -173,8 +176,8 @@ class WireBatch:
         else:
             self.num_partitions, self.metadata_rows = self._metadata_of(topic_counts)
         owned = col("owned_partitions")
-        self.owned_null = np.asarray(owned.is_null().to_numpy(zero_copy_only=False), dtype=bool)
-        self.owned_offsets = np.asarray(owned.offsets, dtype=np.int64)
+        self.owned_null = to_numpy(owned.is_null(), bool)
+        self.owned_offsets = to_numpy(owned.offsets, np.int64)
         self.owned_values = _ints(owned.values)
         self.replica_racks = col("replica_racks") if "replica_racks" in batch.schema.names else None
         self._groups(col("group_id"))
@@ -207,16 +210,16 @@ class WireBatch:
         n = self.n
         if n > 1:
             later, earlier = ids.slice(1), ids.slice(0, n - 1)
-            same = pc.or_(pc.equal(later, earlier).fill_null(False),
+            same = pc.or_(fill_null(pc.equal(later, earlier), False),
                                   pc.and_(later.is_null(), earlier.is_null()))
-            cuts = np.flatnonzero(~np.asarray(same.to_numpy(zero_copy_only=False), dtype=bool)) + 1
+            cuts = np.flatnonzero(~to_numpy(same, bool)) + 1
         else:
             cuts = np.zeros(0, dtype=np.int64)
         self.starts = np.concatenate([[0], cuts, [n]]).astype(np.int64) if n else np.zeros(1, dtype=np.int64)
         G = self.G = len(self.starts) - 1
-        self.group_ids = ids.take(pa.array(self.starts[:-1])).cast(pa.string())
+        self.group_ids = ids.take(from_numpy(self.starts[:-1], pa.int64())).cast(pa.string())
         self.group_names: List[Optional[str]] = self.group_ids.to_pylist()
-        self.group_null = np.asarray(self.group_ids.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+        self.group_null = to_numpy(self.group_ids.is_null(), bool)
         self.seg = np.repeat(np.arange(G, dtype=np.int64), np.diff(self.starts))
         self.is_prev, is_rack, is_weight = self.kind == KIND_PREVIOUS, self.kind == KIND_RACKS, \
             self.kind == KIND_WEIGHTS
@@ -302,9 +305,8 @@ class WireBatch:
         found = _lookup(self._topic_keys, seg * self._topic_width + self.topic[w])
         self.weight_topic = np.where((found >= 0) & (self.topic[w] >= 0), found - self.topic_off[seg], -1)
         self.weight_partition = self.partition[w]
-        self.weight = np.asarray(weight.cast(pa.float64()).fill_null(0.0).to_numpy(zero_copy_only=False),
-                                 dtype=np.float64)[w]
-        self.weight_null = np.asarray(weight.is_null().to_numpy(zero_copy_only=False), dtype=bool)[w]
+        self.weight = to_numpy(fill_null(weight.cast(pa.float64()), 0.0), np.float64)[w]
+        self.weight_null = to_numpy(weight.is_null(), bool)[w]
         self.weight_nameless = self.topic[w] < 0
 
     def _shared_weights(self, shared: SharedWeights) -> None:

@@ -142,8 +142,12 @@ def with_topic_metadata(rows: DataFrame, topics: DataFrame, counts: Optional[Map
     if racks:
         aggs.append((F.to_json(F.first("replica_racks")) if "replica_racks" in topics.columns
                      else F.lit("")).alias("_racks"))
-    meta = topics.groupBy(*keys).agg(*aggs)
-    return rows.join(meta if "group_id" in topics.columns else F.broadcast(meta), on=keys, how="left")
+    if "group_id" in topics.columns:
+        return rows.join(topics.groupBy(*keys).agg(*aggs), on=keys, how="left")
+    # One cluster's topics, broadcast whole to every task: aggregated in one task, without the
+    # shuffle stage (one task per shuffle partition) a groupBy would add to every job.
+    meta = topics.coalesce(1).groupBy(*keys).agg(*aggs)
+    return rows.join(F.broadcast(meta), on=keys, how="left")
 
 
 def counts_travel(topics: DataFrame, topic_counts: Optional[Mapping[str, int]]) -> bool:

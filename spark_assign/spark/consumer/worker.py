@@ -33,6 +33,7 @@ import pyarrow.compute as pc
 
 from ...core import STATUS_NAMES, BatchResult, assign_batch, assign_group
 from ...errors import InvalidInputError
+from ..arrow import fill_null, from_numpy, from_strings, to_numpy
 from .group_rows import SharedWeights, WireBatch
 from .wire import result_arrow_schema
 
@@ -44,7 +45,7 @@ __all__ = ["assign_batches", "whole_groups", "output_batch", "CHUNK_ROWS"]
 #: members x 2 topics, or a single large group), so a chunk spans several batches.
 CHUNK_ROWS = 100_000
 
-_STATUS = pa.array(STATUS_NAMES, type=pa.string())
+_STATUS = from_strings(STATUS_NAMES)
 
 
 def assign_batches(batches: Iterator[pa.RecordBatch], strategy: str, group_column: bool = True,
@@ -116,8 +117,8 @@ def _last_group_start(batch: pa.RecordBatch) -> int:
     """The first row of the batch's last group (the rows are sorted by ``group_id``)."""
     groups = batch.column("group_id")
     last = groups[batch.num_rows - 1]
-    differs = groups.is_valid() if not last.is_valid else pc.not_equal(groups, last).fill_null(True)
-    other = np.flatnonzero(np.asarray(differs.to_numpy(zero_copy_only=False), dtype=bool))
+    differs = groups.is_valid() if not last.is_valid else fill_null(pc.not_equal(groups, last), True)
+    other = np.flatnonzero(to_numpy(differs, bool))
     return int(other[-1]) + 1 if len(other) else 0
 
 
@@ -184,10 +185,10 @@ def output_batch(c: WireBatch, result: BatchResult, with_instance: bool = False,
     previous = np.where(prev >= 0, c.previous_name[np.maximum(prev, 0)], result.previous_departed)
     columns = [
         _strings(np.repeat(np.arange(c.G), per_group), c.group_ids),
-        pa.array(np.repeat(c.new_generation, per_group).astype(np.int32), type=pa.int32()),
+        from_numpy(np.repeat(c.new_generation, per_group), pa.int32()),
         _strings(member, c.member_dictionary),
         _strings(c.topic_code[result.topic], c.topic_dictionary),
-        pa.array(result.partition.astype(np.int32), type=pa.int32()),
+        from_numpy(result.partition, pa.int32()),
         _strings(previous, c.member_dictionary),
         _strings(result.status, _STATUS),
     ]
@@ -196,15 +197,15 @@ def output_batch(c: WireBatch, result: BatchResult, with_instance: bool = False,
         empty = c.instance_names.index("") if "" in c.instance_names else -2
         instance = np.where(c.member_instance == empty, -1, c.member_instance)
         columns.append(_strings(np.where(owner >= 0, instance[np.maximum(owner, 0)], -1), c.instance_dictionary))
-        columns.append(pa.array(np.repeat(np.diff(c.member_off), per_group).astype(np.int32), type=pa.int32()))
+        columns.append(from_numpy(np.repeat(np.diff(c.member_off), per_group), pa.int32()))
     if with_weight:
         weight = result.weight if result.weight is not None else np.ones(len(owner))
-        columns.append(pa.array(weight, type=pa.float64()))
+        columns.append(from_numpy(weight, pa.float64()))
     return pa.RecordBatch.from_arrays(columns, schema=result_arrow_schema(with_instance, with_weight))
 
 
 def _strings(codes: np.ndarray, dictionary: pa.Array) -> pa.Array:
     """Codes into ``dictionary`` as a string column (-1: null)."""
     mask = codes < 0
-    index = pa.array(np.where(mask, 0, codes).astype(np.int32), mask=mask if mask.any() else None)
+    index = from_numpy(np.where(mask, 0, codes), pa.int32(), null=mask)
     return dictionary.take(index)
