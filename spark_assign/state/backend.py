@@ -163,11 +163,20 @@ class StateBackend(Protocol[Handle, Files]):
         """:meth:`stage` for rows computed on the driver."""
         ...
 
-    def commit(self, snap: Snapshot[Handle], staged: Staged[Files], app_id: str, metadata: Dict[str, object]) -> int:
+    def commit(self, snap: Snapshot[Handle], staged: Staged[Files], app_id: str, metadata: Dict[str, object],
+               transactions: Sequence[Tuple[str, int]] = ()) -> int:
         """Commit ``staged`` as exactly ``snap.version + 1`` with ``metadata`` in the commit's
         info, or raise :class:`~spark_assign.errors.CommitConflict` (nothing committed); the
         version committed (later than ``snap.version + 1`` only on delta-spark's public-append
-        path, see :mod:`.deltaspark`)."""
+        path, see :mod:`.deltaspark`). ``transactions``: more ``(application id, version)``
+        pairs recorded in the same commit (Delta's ``txn`` actions), read back by
+        :meth:`transaction_version`; :class:`~spark_assign.errors.StateTableError` where the
+        engine cannot record them."""
+        ...
+
+    def transaction_version(self, snap: Snapshot[Handle], app_id: str) -> Optional[int]:
+        """The version Delta's latest ``txn`` action for ``app_id`` recorded up to ``snap``, or
+        None; :class:`~spark_assign.errors.StateTableError` where the engine cannot read them."""
         ...
 
     def discard(self, staged: Staged[Files]) -> None:

@@ -33,7 +33,7 @@ import os
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Union, cast
+from typing import Any, Dict, List, Optional, Tuple, Union, cast
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
@@ -83,6 +83,9 @@ class Rebalance:
     summary: Dict[str, int] = field(default_factory=dict)
     #: A preview (``dry_run=True``): the rows and counts a commit would have written; nothing was.
     dry_run: bool = False
+    #: The rebalance's ``transaction`` was recorded before (a retried job or micro-batch): nothing
+    #: was planned or written, and ``version`` is None.
+    already_committed: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,16 +117,17 @@ def fault(point: str) -> None:
 
 
 def commit_staged(backend: StateBackend, snap: Snapshot, staged: Staged, heads: str, info: Dict[str, object],
-                  summary: Dict[str, int]) -> Optional[int]:
+                  summary: Dict[str, int], transaction: Optional[Tuple[str, int]] = None) -> Optional[int]:
     """Commit ``staged`` as version ``snap + 1`` naming the heads ``heads``, with a rebalance's
-    metadata (``info``: what computed it; ``summary``: its counts): the version committed, or
-    None (and everything the attempt wrote removed) when another writer got there first. Every
-    rebalance commits through here, with Spark or without (:mod:`.consumer.driver`)."""
+    metadata (``info``: what computed it; ``summary``: its counts) and the caller's application
+    ``transaction`` if any: the version committed, or None (and everything the attempt wrote
+    removed) when another writer got there first. Every rebalance commits through here, with
+    Spark or without (:mod:`.consumer.driver`)."""
     metadata: Dict[str, object] = {"spark_assign": {"format": FORMAT_VERSION, "operation": "rebalance",
                                                    **info, "heads": heads, **summary}}
     fault("before-commit")
     try:
-        committed = backend.commit(snap, staged, APP_ID, metadata)
+        committed = backend.commit(snap, staged, APP_ID, metadata, [transaction] if transaction else [])
     except CommitConflict:
         backend.discard(staged)
         remove_heads(backend.root, heads)
@@ -244,6 +248,9 @@ class GenerationTable:
             attempt += 1
             stages.next("plan")
             snap = self._current()              # None: no table yet, created once the rows are good
+            if self._already_committed(request, snap):     # a retried job or micro-batch: nothing to do
+                empty = self.spark.createDataFrame([], self.kind.ddl())
+                return Rebalance(empty, None, self._summary(Plan(0, {}), attempt, 0), already_committed=True)
             heads, heads_dir = heads_and_name_at(self._backend, snap)
             todo = self._plan(request, heads, snap)                          # 1. the changed units
             warned = self._warn(todo) if attempt == 1 else 0
@@ -279,13 +286,22 @@ class GenerationTable:
             write_heads(self._backend, snap, heads, heads_dir, name,
                         changed_heads(todo, staged.outcome, version, self._heads_strategy(request), self.kind))
             stages.next("commit")
-            committed = self._commit(snap, staged, name, self._commit_info(request), summary)  # 5. compare-and-set
+            committed = self._commit(snap, staged, name, self._commit_info(request), summary,   # 5. compare-and-set
+                                     request.transaction)
             if committed is not None:
                 return Rebalance(rows, committed, summary)
             reuse = (rows, todo) if isinstance(computed.rows, DataFrame) else None   # driver path: recomputed
             time.sleep(min(0.1 * 2 ** attempt, 2.0))
         raise ConcurrentRebalanceError(f"{self.location}: other writers committed first {request.max_attempts} "
                                        "times; rebalance not committed")
+
+    def _already_committed(self, request: Any, snap: Optional[Snapshot]) -> bool:
+        """Whether the table records ``request.transaction``'s application at its version or later."""
+        if request.transaction is None or snap is None:
+            return False
+        app_id, version = request.transaction
+        done = self._backend.transaction_version(snap, app_id)
+        return done is not None and done >= version
 
     def _preview(self, computed: Union[pa.Table, DataFrame]) -> "tuple[DataFrame, Outcome]":
         """A dry run's rows as a DataFrame and their outcome, counted as a commit counts them."""
@@ -314,8 +330,8 @@ class GenerationTable:
         return staged, rows
 
     def _commit(self, snap: Snapshot, staged: Staged, heads: str, info: Dict[str, object],
-                summary: Dict[str, int]) -> Optional[int]:
-        return commit_staged(self._backend, snap, staged, heads, info, summary)
+                summary: Dict[str, int], transaction: Optional[Tuple[str, int]] = None) -> Optional[int]:
+        return commit_staged(self._backend, snap, staged, heads, info, summary, transaction)
 
     def _create(self) -> Snapshot:
         """Create the table (unless another writer just did) and return its latest snapshot."""

@@ -48,7 +48,7 @@ from __future__ import annotations
 import json
 import time
 import weakref
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ...errors import CommitConflict, StateTableError
 from ..layout import PARTITION_COLUMN
@@ -67,6 +67,7 @@ NEEDED = (("org.apache.spark.sql.delta.DeltaLog$", "forTable", 2),
           ("org.apache.spark.sql.delta.DeltaLog", "startTransaction", 2),
           ("org.apache.spark.sql.delta.OptimisticTransaction", "readVersion", 0),
           ("org.apache.spark.sql.delta.OptimisticTransaction", "writeFiles", 1),
+          ("org.apache.spark.sql.delta.OptimisticTransaction", "txnVersion", 1),
           ("org.apache.spark.sql.delta.OptimisticTransaction", "commit", 2),
           ("org.apache.spark.sql.delta.actions.Action$", "fromJson", 1),
           ("org.apache.spark.sql.delta.DeltaOperations$Write$", "apply", 9))
@@ -115,11 +116,11 @@ class DeltaCommitter:
         self._objects: Dict[str, Any] = {}
 
     def commit(self, read_version: int, files: Optional[Sequence[Dict[str, Any]]], rows: Any, app_id: str,
-               user_metadata: str) -> int:
+               user_metadata: str, transactions: Sequence[Tuple[str, int]] = ()) -> int:
         """Commit version ``read_version + 1``: the driver-written ``files`` (dicts with ``path``
         relative to the table, ``size``, ``mtime`` in ms and ``stats``), or else the DataFrame
-        ``rows`` written by Delta now; with the application transaction ``(app_id, version)`` and
-        ``user_metadata``. :class:`~spark_assign.errors.CommitConflict` when the table is no
+        ``rows`` written by Delta now; with the application transaction ``(app_id, version)``, one
+        ``txn`` action per pair of ``transactions``, and ``user_metadata``. :class:`~spark_assign.errors.CommitConflict` when the table is no
         longer at ``read_version`` or another writer commits first (nothing committed)."""
         from py4j.protocol import Py4JJavaError
 
@@ -139,8 +140,9 @@ class DeltaCommitter:
             else:
                 for action in self._jvm.scala.jdk.javaapi.CollectionConverters.asJava(txn.writeFiles(rows._jdf)):
                     actions.add(action)
-            actions.add(self._action({"txn": {"appId": app_id, "version": version,
-                                              "lastUpdated": int(time.time() * 1000)}}))
+            now = int(time.time() * 1000)
+            for app, txn_version in [(app_id, version), *transactions]:
+                actions.add(self._action({"txn": {"appId": app, "version": txn_version, "lastUpdated": now}}))
             committed = txn.commit(self._jvm.scala.jdk.javaapi.CollectionConverters.asScala(actions).toSeq(),
                                    self._append(user_metadata))
         except Py4JJavaError as e:
@@ -155,6 +157,14 @@ class DeltaCommitter:
         if committed != version:            # cannot happen with one attempt; never report a wrong version
             raise StateTableError(f"{self.path}: Delta committed version {committed}, not {version}")
         return int(committed)
+
+    def transaction_version(self, app_id: str) -> Optional[int]:
+        """The version Delta records for ``app_id`` at the table's latest version
+        (``OptimisticTransaction.txnVersion``: Spark jobs that aggregate the log), or None."""
+        txn = self._object("org.apache.spark.sql.delta.DeltaLog").forTable(self._session, self.path) \
+            .startTransaction(self._none(), self._none())
+        found = int(txn.txnVersion(app_id))
+        return None if found < 0 else found
 
     # ------------------------------------------------------------------ py4j plumbing
 

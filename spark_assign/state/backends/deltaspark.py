@@ -320,10 +320,12 @@ class DeltaSparkBackend:
         outcome.add_arrow(rows, self.kind)
         return Staged(version, in_files(self.spark.createDataFrame(rows, schema=self.kind.ddl()), 1, self.kind), outcome)
 
-    def commit(self, snap: Snapshot[SparkHandle], staged: Staged[SparkFiles], app_id: str, metadata: Dict[str, object]) -> int:
+    def commit(self, snap: Snapshot[SparkHandle], staged: Staged[SparkFiles], app_id: str, metadata: Dict[str, object],
+               transactions: Sequence[Tuple[str, int]] = ()) -> int:
         """Commit the staged rows (driver-written files or a DataFrame) as version ``snap + 1``
-        with a transaction ``(app_id, version)``: through Delta's transaction when the session
-        can drive it, else with the public append (see the module)."""
+        with a transaction ``(app_id, version)`` and ``transactions``: through Delta's
+        transaction when the session can drive it, else with the public append (see the
+        module), which records one application transaction only: more are refused."""
         if staged.version != snap.version + 1:
             raise ValueError("a commit must follow its snapshot")
         attempt = uuid.uuid4().hex
@@ -331,7 +333,9 @@ class DeltaSparkBackend:
         if self.committer is not None:
             files = staged.files if isinstance(staged.files, list) else None
             return self.committer.commit(snap.version, files, None if files is not None else staged.files,
-                                         app_id, user_metadata)
+                                         app_id, user_metadata, transactions)
+        if transactions:
+            raise self._no_transactions()
         # Without the committer there is no local folder (see __init__), so stage_arrow wrote no files:
         # the staged files are a DataFrame.
         writer = (cast(DataFrame, staged.files).write.format("delta").mode("append").option("txnAppId", app_id)
@@ -347,6 +351,21 @@ class DeltaSparkBackend:
         if not landed:
             raise CommitConflict(f"version {staged.version} was written by another rebalance")
         return landed[0]
+
+    def transaction_version(self, snap: Snapshot[SparkHandle], app_id: str) -> Optional[int]:
+        """The record of ``app_id``: from delta-rs for a table the driver reads (no Spark job),
+        else from Delta's snapshot (Spark jobs: it aggregates the log's state)."""
+        if not isinstance(snap.handle, _Latest):           # delta-rs's DeltaTable of a local table
+            return snap.handle.transaction_version(app_id)
+        if self.committer is None:
+            raise self._no_transactions()
+        return self.committer.transaction_version(app_id)
+
+    def _no_transactions(self) -> StateTableError:
+        return StateTableError(
+            f"{self.location}: recording an application transaction beside the rebalance's own needs "
+            "delta-spark's transaction API, which this session cannot drive (Spark Connect, or a catalog "
+            "table): give the table by path in a classic session, or use the embedded engine")
 
     def discard(self, staged: Staged[SparkFiles]) -> None:
         """Delete the files the driver wrote for a commit that did not land (best effort)."""

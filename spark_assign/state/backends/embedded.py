@@ -197,8 +197,10 @@ class EmbeddedBackend:
         from the driver, with the same writer as :meth:`stage`'s tasks."""
         return write_rows(self.root, version, rows, self.kind)
 
-    def commit(self, snap: Snapshot["DeltaTable"], staged: Staged[List[FileMeta]], app_id: str, metadata: Dict[str, object]) -> int:
-        """Commit the staged files as exactly ``snap.version + 1``, or raise :class:`CommitConflict`."""
+    def commit(self, snap: Snapshot["DeltaTable"], staged: Staged[List[FileMeta]], app_id: str, metadata: Dict[str, object],
+               transactions: Sequence[Tuple[str, int]] = ()) -> int:
+        """Commit the staged files as exactly ``snap.version + 1``, or raise :class:`CommitConflict`;
+        with ``transactions`` as delta-rs's application transactions of the same commit."""
         from deltalake import CommitProperties, Transaction
         from deltalake.exceptions import CommitFailedError
         from deltalake.transaction import AddAction, RemoveAction
@@ -213,16 +215,21 @@ class EmbeddedBackend:
         adds: List[Union[AddAction, RemoveAction]] = [
             AddAction(path=f["path"], size=int(f["size"]), partition_values={PARTITION_COLUMN: str(version)},
                       modification_time=int(f["mtime"]), data_change=True, stats=f["stats"]) for f in staged.files]
+        now = int(time.time() * 1000)
         props = CommitProperties(
             max_commit_retries=0,
             custom_metadata={k: v if isinstance(v, str) else json.dumps(v) for k, v in metadata.items()},
-            app_transactions=[Transaction(app_id, version, int(time.time() * 1000))])
+            app_transactions=[Transaction(app, v, now) for app, v in [(app_id, version), *transactions]])
         try:
             dt.create_write_transaction(adds, "append", pa.schema(dt.schema().to_arrow()),   # its own order
                                         partition_by=[PARTITION_COLUMN], commit_properties=props)
         except CommitFailedError as e:
             raise CommitConflict(str(e)) from e
         return version
+
+    def transaction_version(self, snap: Snapshot["DeltaTable"], app_id: str) -> Optional[int]:
+        """delta-rs's record of ``app_id`` at ``snap`` (read from the snapshot's log: no Spark job)."""
+        return snap.handle.transaction_version(app_id)
 
     def discard(self, staged: Staged[List[FileMeta]]) -> None:
         """Delete files of an attempt that was not committed (best effort)."""

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Mapping, Optional, Union
+from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ...core.consumer.model import check_topics
 from ...core.consumer.weights import DEFAULT_MIN_IMPROVEMENT
+from ...errors import InvalidInputError
 from ...schema import SUBSCRIPTION_COLUMNS
 from ...spark.inputs import (check_columns, load_knobs, spark_strategy, subscription_columns, topics_frame,
                              weights_frame)
@@ -46,6 +47,9 @@ class Request:
     key: str = ""
     weight_dict: Optional[Mapping[str, Any]] = None
     dry_run: bool = False
+    #: An application transaction ``(app_id, version)`` committed with the generation (see
+    #: :meth:`~spark_assign.AssignmentTable.rebalance`).
+    transaction: Optional[Tuple[str, int]] = None
 
     @property
     def replans_for_load(self) -> bool:
@@ -60,7 +64,8 @@ class Request:
 
 def make_request(spark, subscriptions: DataFrame, topics: Topics, strategy: str, num_files: Optional[int],
                  max_attempts: int, force: bool, weights: Any = None, max_count_skew: Optional[int] = None,
-                 min_improvement: Optional[float] = None, dry_run: bool = False) -> Request:
+                 min_improvement: Optional[float] = None, dry_run: bool = False,
+                 transaction: Any = None) -> Request:
     """Check the arguments of :meth:`~spark_assign.AssignmentTable.rebalance` and the inputs'
     schemas, before any Spark job; :class:`InvalidInputError` or :class:`SchemaError` names the
     argument or column."""
@@ -78,4 +83,18 @@ def make_request(spark, subscriptions: DataFrame, topics: Topics, strategy: str,
     return Request(subscriptions, topics, topic_df, chosen.name, num_files,
                    check_topics(topics) if isinstance(topics, Mapping) else None, max_attempts, force,
                    weight_df, options, chosen.weighted, fingerprint_key(chosen.name, chosen.weighted, options),
-                   weights if isinstance(weights, Mapping) else None, dry_run)
+                   weights if isinstance(weights, Mapping) else None, dry_run, check_transaction(transaction))
+
+
+def check_transaction(transaction: Any) -> Optional[Tuple[str, int]]:
+    """``transaction`` checked: None, or ``(app_id, version)`` with a non-empty string id and a
+    version from 0 (Delta's ``txnAppId``/``txnVersion``)."""
+    if transaction is None:
+        return None
+    ok = (isinstance(transaction, tuple) and len(transaction) == 2 and isinstance(transaction[0], str)
+          and transaction[0] != "" and isinstance(transaction[1], int) and not isinstance(transaction[1], bool)
+          and transaction[1] >= 0)
+    if not ok:
+        raise InvalidInputError(f"transaction must be a tuple (app_id, version): a non-empty string and an "
+                                f"int from 0; got {transaction!r}", column="transaction", rows=[repr(transaction)])
+    return transaction[0], transaction[1]

@@ -22,12 +22,14 @@ replica table. What is the assignments' own:
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Dict, Optional, cast
+from typing import Any, Dict, Optional, Tuple, cast
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.streaming import StreamingQuery
 
 from ...core import DEFAULT_STRATEGY
+from ...errors import InvalidInputError
 from ...progress import Stages
 from ..backend import Snapshot
 from .compute import rows_in_driver, rows_in_spark
@@ -37,6 +39,7 @@ from .load import check_weights, load_replans, settle
 from ..plan import Outcome, Plan
 from .changes import plan
 from .request import Request, Topics, make_request
+from .stream import BatchRebalance
 
 __all__ = ["AssignmentTable", "Rebalance", "TableState", "assignment_summary"]
 
@@ -87,7 +90,7 @@ class AssignmentTable(GenerationTable):
     def rebalance(self, subscriptions: DataFrame, topics: Topics, strategy: str = DEFAULT_STRATEGY,
                   num_files: Optional[int] = None, max_attempts: int = 5, force: bool = False, weights: Any = None,
                   max_count_skew: Optional[int] = None, min_improvement: Optional[float] = None,
-                  dry_run: bool = False) -> Rebalance:
+                  dry_run: bool = False, transaction: Optional[Tuple[str, int]] = None) -> Rebalance:
         """Compute and commit the next generation of every group whose inputs changed.
 
         Example::
@@ -136,6 +139,14 @@ class AssignmentTable(GenerationTable):
             Plan and compute as for a commit, and return the same rows and summary without
             writing anything (no generation, no table created): a what-if that leaves the
             record of what happened alone. ``version`` is None and ``dry_run`` True.
+        transaction:
+            ``(app_id, version)``: an application transaction recorded in the same Delta commit
+            as the generation (Delta's ``txnAppId``/``txnVersion``), so a job retried after a
+            crash commits once. When the table already records ``app_id`` at ``version`` or
+            later, nothing is planned or written (``already_committed`` True, no Spark job
+            on a local table). A rebalance that changes nothing records nothing, and a retry
+            then finds the same nothing. What :meth:`foreach_batch` passes, keyed by the
+            streaming query and batch.
 
         Returns
         -------
@@ -143,7 +154,7 @@ class AssignmentTable(GenerationTable):
             The new rows, the committed version (None when nothing changed) and counts.
         """
         request = make_request(self.spark, subscriptions, topics, strategy, num_files, max_attempts, force,
-                               weights, max_count_skew, min_improvement, dry_run)
+                               weights, max_count_skew, min_improvement, dry_run, transaction)
         if request.weights is not None:
             with data_errors():
                 check_weights(request.weights, request.topic_df)
@@ -191,6 +202,83 @@ class AssignmentTable(GenerationTable):
 
     def _heads_strategy(self, request: Request) -> str:
         return request.strategy
+
+    # ------------------------------------------------------------------ streams
+
+    def foreach_batch(self, topics: Topics, app_id: Optional[str] = None, follow_ups: bool = True,
+                      **options: Any) -> BatchRebalance:
+        """A ``foreachBatch`` function that rebalances this table with each micro-batch, exactly
+        once across restarts, cooperative follow-ups included (:mod:`.stream`).
+
+        Each micro-batch holds the full current membership of the groups it mentions (the rows
+        ``rebalance`` takes); the groups it does not mention keep their generation.
+
+        Example::
+
+            run = table.foreach_batch({"orders": 12}, strategy="cooperative-sticky")
+            (membership.writeStream.foreachBatch(run)
+                .option("checkpointLocation", "/ops/_checkpoints/assignments").start())
+
+        Parameters
+        ----------
+        topics:
+            As for :meth:`rebalance`: a dict or a static DataFrame.
+        app_id:
+            The application id each batch is recorded under (Delta's ``txnAppId``); default:
+            the running query's id, which its checkpoint keeps across restarts.
+        follow_ups:
+            Finish cooperative transfers in the batch that started them (default).
+        options:
+            :meth:`rebalance`'s keyword arguments (``strategy``, ``weights``, ``num_files``, ...),
+            but ``dry_run`` and ``transaction``.
+        """
+        return BatchRebalance(self, topics, options, app_id=app_id, follow_ups=follow_ups)
+
+    def rebalance_stream(self, membership: DataFrame, topics: Topics, checkpoint_location: str,
+                         trigger: Optional[Dict[str, Any]] = None, query_name: Optional[str] = None,
+                         app_id: Optional[str] = None, follow_ups: bool = True, **options: Any) -> StreamingQuery:
+        """Start a streaming query that rebalances this table with each micro-batch of
+        ``membership``: :meth:`foreach_batch` with a checkpoint, started.
+
+        Example::
+
+            query = table.rebalance_stream(membership, {"orders": 12}, strategy="cooperative-sticky",
+                                           checkpoint_location="/ops/_checkpoints/assignments",
+                                           trigger={"processingTime": "30 seconds"})
+
+        Parameters
+        ----------
+        membership:
+            A streaming DataFrame in ``assign_partitions``' subscriptions schema.
+        topics, app_id, follow_ups, options:
+            As for :meth:`foreach_batch`.
+        checkpoint_location:
+            The query's checkpoint (Spark's ``checkpointLocation``): a restart from it resumes
+            at the first batch not yet checkpointed, and commits nothing twice.
+        trigger:
+            Passed to ``DataStreamWriter.trigger`` as keywords, e.g. ``{"processingTime": "30
+            seconds"}`` or ``{"availableNow": True}``; default: Spark's.
+        query_name:
+            The query's name (``queryName``), if any.
+
+        Returns
+        -------
+        pyspark.sql.streaming.StreamingQuery
+        """
+        if not isinstance(membership, DataFrame) or not membership.isStreaming:
+            raise InvalidInputError("membership must be a streaming DataFrame (spark.readStream...); "
+                                    f"got {type(membership).__name__}: use rebalance for a static one",
+                                    column="membership")
+        if not isinstance(checkpoint_location, str) or not checkpoint_location:
+            raise InvalidInputError(f"checkpoint_location must be a non-empty path; got {checkpoint_location!r}",
+                                    column="checkpoint_location", rows=[repr(checkpoint_location)])
+        writer = (membership.writeStream.foreachBatch(self.foreach_batch(topics, app_id, follow_ups, **options))
+                  .option("checkpointLocation", checkpoint_location))
+        if trigger:
+            writer = writer.trigger(**trigger)
+        if query_name:
+            writer = writer.queryName(query_name)
+        return writer.start()
 
     # ------------------------------------------------------------------ reads
 

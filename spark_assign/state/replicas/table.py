@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
-from typing import Dict, List, Optional, cast
+from typing import Dict, List, Optional, Tuple, cast
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
@@ -67,6 +67,8 @@ class _Request:
     max_attempts: int
     force: bool
     dry_run: bool = False
+    #: The shared loop's application transaction: ReplicaTable.rebalance offers none yet.
+    transaction: Optional[Tuple[str, int]] = None
 
 
 class ReplicaTable(GenerationTable):

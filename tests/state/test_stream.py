@@ -1,0 +1,115 @@
+"""AssignmentTable in Structured Streaming (issue 39): real streaming queries on the shared session.
+
+* replay: micro-batches of memberships (a file source, one file per batch) through
+  ``rebalance_stream`` give the table that ``rebalance`` calls with the same rows give, with
+  the same cooperative follow-ups, row for row and version for version;
+* a batch run again (what Spark does after a crash between the batch's commit and its
+  checkpoint) commits nothing: the table records the batch's transaction;
+* a killed query (tests/state/test_stream_processes.py) resumes from its checkpoint without a
+  duplicate or a lost generation.
+"""
+
+import os
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from spark_assign import AssignmentTable
+from spark_assign.errors import InvalidInputError
+
+from ..delta import MISSING, jars
+from .fleets import SUBS, churn, fleet_rows, table_files
+
+pytestmark = pytest.mark.spark
+
+TOPICS = {"t0": 6, "t1": 4, "t2": 8}
+COLUMNS = ["group_id", "member_id", "topic", "group_instance_id"]
+
+
+def skip_without_delta_spark():
+    if not jars():
+        pytest.skip(MISSING)
+
+
+def membership_batches(seed: int):
+    """Three snapshots: every group, then two churns each mentioning half of the groups (the
+    full membership of each group mentioned; the others keep theirs)."""
+    fleet = fleet_rows(6, seed, prefix="grupo-ñ-")
+    batches = [fleet]
+    for k in (1, 2):
+        fleet = churn(fleet, seed + k, share=0.6)
+        mentioned = sorted({r[0] for r in fleet})[k - 1::2]
+        batches.append([r for r in fleet if r[0] in mentioned])
+    return batches
+
+
+def write_batches(folder, batches):
+    """One Parquet file per batch, their modification times in batch order (the file source's order)."""
+    os.makedirs(folder)
+    for k, rows in enumerate(batches):
+        path = os.path.join(folder, f"batch-{k}.parquet")
+        pq.write_table(pa.table({c: [r[i] for r in rows] for i, c in enumerate(COLUMNS)}), path)
+        os.utime(path, (1_700_000_000 + k, 1_700_000_000 + k))
+
+
+def all_rows(table):
+    return sorted(tuple(r) for r in table.state().rows.select(
+        "commit_version", "group_id", "generation", "topic", "partition", "member_id", "previous_member_id",
+        "status").collect())
+
+
+def batch_rebalances(spark, table, batches, strategy):
+    """What the stream must equal: ``rebalance`` per batch, then follow-ups while partitions are revoked."""
+    for rows in batches:
+        df = spark.createDataFrame(rows, SUBS)
+        step = table.rebalance(df, TOPICS, strategy=strategy)
+        while strategy.startswith("cooperative") and step.summary.get("revoked", 0) > 0:
+            step = table.rebalance(df, TOPICS, strategy=strategy)
+
+
+@pytest.mark.parametrize("engine, strategy", [("embedded", "cooperative-sticky"), ("embedded", "range"),
+                                              ("delta-spark", "cooperative-sticky")])
+def test_a_stream_gives_the_table_of_rebalance_calls(spark, tmp_path, engine, strategy):
+    if engine == "delta-spark":
+        skip_without_delta_spark()
+    batches = membership_batches(seed=39)
+    write_batches(str(tmp_path / "membership"), batches)
+    streamed = AssignmentTable(spark, str(tmp_path / "streamed"), engine=engine)
+    source = spark.readStream.schema(SUBS).option("maxFilesPerTrigger", 1).parquet(str(tmp_path / "membership"))
+    query = streamed.rebalance_stream(source, TOPICS, strategy=strategy, trigger={"availableNow": True},
+                                      checkpoint_location=str(tmp_path / "checkpoint"))
+    query.awaitTermination()
+    assert query.exception() is None
+    called = AssignmentTable(spark, str(tmp_path / "called"), engine=engine)
+    batch_rebalances(spark, called, batches, strategy)
+    assert all_rows(streamed) == all_rows(called)
+    follow_ups = 1 if strategy.startswith("cooperative") else 0          # cooperative: at least one follow-up
+    assert streamed.state().version == called.state().version >= len(batches) + follow_ups
+    pending = streamed.latest().where("member_id IS NULL").count()
+    assert pending == 0                                                   # nothing left pending when quiet
+
+
+def test_a_batch_run_again_commits_nothing(spark, tmp_path, engine):
+    batches = membership_batches(seed=7)
+    table = AssignmentTable(spark, str(tmp_path / "table"), engine=engine)
+    run = table.foreach_batch(TOPICS, app_id="assignments-query", strategy="cooperative-sticky")
+    first = spark.createDataFrame(batches[0], SUBS)
+    run(first, 0)
+    version, files = table.state().version, table_files(tmp_path / "table")
+    run(first, 0)                         # Spark's rerun of a batch whose checkpoint was not written
+    assert run.last_steps[0].already_committed and run.last_steps[0].version is None
+    assert table.state().version == version and table_files(tmp_path / "table") == files
+    run(spark.createDataFrame(batches[1], SUBS), 1)
+    assert table.state().version > version and not run.last_steps[0].already_committed
+
+
+def test_stream_arguments_are_checked(spark, tmp_path):
+    table = AssignmentTable(spark, str(tmp_path / "table"))
+    static = spark.createDataFrame(membership_batches(1)[0], SUBS)
+    with pytest.raises(InvalidInputError, match="membership must be a streaming DataFrame"):
+        table.rebalance_stream(static, TOPICS, checkpoint_location=str(tmp_path / "c"))
+    with pytest.raises(InvalidInputError, match="dry_run is not an option of a streaming rebalance"):
+        table.foreach_batch(TOPICS, dry_run=True)
+    with pytest.raises(InvalidInputError, match=r"transaction must be a tuple \(app_id, version\)"):
+        table.rebalance(static, TOPICS, transaction=("app", -1))
