@@ -111,3 +111,27 @@ def test_stream_arguments_are_checked(spark, tmp_path):
         table.foreach_batch(TOPICS, dry_run=True)
     with pytest.raises(InvalidInputError, match=r"transaction must be a tuple \(app_id, version\)"):
         table.rebalance(static, TOPICS, transaction=("app", -1))
+
+
+def test_a_bad_micro_batch_stops_the_query_commits_nothing_and_resumes_once_fixed(spark, tmp_path):
+    batches = membership_batches(seed=5)
+    bad = [(g, None if k == 1 else m, t, i) for k, (g, m, t, i) in enumerate(batches[1])]   # a null member_id
+    write_batches(str(tmp_path / "membership"), [batches[0], bad])
+    table = AssignmentTable(spark, str(tmp_path / "table"))
+
+    def start():
+        source = spark.readStream.schema(SUBS).option("maxFilesPerTrigger", 1).parquet(str(tmp_path / "membership"))
+        return table.rebalance_stream(source, TOPICS, strategy="sticky", trigger={"availableNow": True},
+                                      checkpoint_location=str(tmp_path / "checkpoint"))
+
+    query = start()
+    with pytest.raises(Exception) as failed:
+        query.awaitTermination()
+    assert "member_id" in str(failed.value) and "InvalidInputError" in str(failed.value)
+    assert table.state().version == 1                          # the good batch only
+    fixed = pa.table({c: [r[i] for r in batches[1]] for i, c in enumerate(COLUMNS)})
+    pq.write_table(fixed, str(tmp_path / "membership" / "batch-1.parquet"))    # the same file, fixed
+    start().awaitTermination()
+    called = AssignmentTable(spark, str(tmp_path / "called"))
+    batch_rebalances(spark, called, batches[:2], "sticky")
+    assert all_rows(table) == all_rows(called)
