@@ -135,3 +135,36 @@ def test_a_bad_micro_batch_stops_the_query_commits_nothing_and_resumes_once_fixe
     called = AssignmentTable(spark, str(tmp_path / "called"))
     batch_rebalances(spark, called, batches[:2], "sticky")
     assert all_rows(table) == all_rows(called)
+
+
+KEY = ["commit_version", "group_id", "generation", "topic", "partition", "member_id", "status"]
+
+
+def test_a_reader_gets_each_generation_once_across_a_prune(spark, tmp_path):
+    """The embedded engine's table (delta-rs writes, its prune a delta-rs MERGE) read by Delta's
+    streaming source: the crossing of the two engines."""
+    skip_without_delta_spark()                     # Delta's streaming source reads either engine's table
+    table = AssignmentTable(spark, str(tmp_path / "table"), engine="embedded")
+    batches = membership_batches(seed=3)
+    written, read = [], {"all": [], "changes": []}
+
+    def commit(rows):
+        step = table.rebalance(spark.createDataFrame(rows, SUBS), TOPICS, strategy="cooperative-sticky")
+        written.extend(tuple(r) for r in step.rows.select(*KEY).collect())
+
+    def follow(name, stream):
+        def keep(df, _):
+            read[name].extend(tuple(r) for r in df.select(*KEY).collect())
+        (stream.writeStream.foreachBatch(keep).option("checkpointLocation", str(tmp_path / f"reader-{name}"))
+         .trigger(availableNow=True).start().awaitTermination())
+
+    commit(batches[0])
+    commit(batches[1])
+    follow("all", table.read_stream())
+    follow("changes", table.read_stream(changes_only=True))
+    assert table.prune(keep_generations=1) is not None        # rewrites files: a change commit, skipped
+    commit(batches[2])
+    follow("all", table.read_stream())
+    follow("changes", table.read_stream(changes_only=True))
+    assert sorted(read["all"]) == sorted(written) and len(set(read["all"])) == len(read["all"])
+    assert sorted(read["changes"]) == sorted(r for r in written if r[-1] != "kept") and read["changes"]

@@ -154,7 +154,13 @@ def read_units(dt, root: str, commit_versions: Sequence[int], keys: Sequence[str
     if not uris:
         return schema.empty_table()
     rows = ds.dataset(uris, format="parquet", schema=schema)
-    return rows.to_table(columns=list(columns), filter=ds.field(kind.key).isin(list(keys)))
+    try:
+        return rows.to_table(columns=list(columns), filter=ds.field(kind.key).isin(list(keys)))
+    except pa.ArrowNotImplementedError:
+        # delta-rs's MERGE (a prune) writes string columns as string_view, whose statistics pyarrow
+        # cannot compare with the filter's strings: filter the cast column, batch by batch (the
+        # files' row groups are then all read, not skipped by their statistics).
+        return rows.to_table(columns=list(columns), filter=ds.field(kind.key).cast(pa.string()).isin(list(keys)))
 
 
 def _uri(root: str, rel: str) -> str:

@@ -34,12 +34,19 @@ from typing import Any, Dict, Optional
 from pyspark.sql import DataFrame
 
 from ...core.consumer.registry import DEFAULT_STRATEGY, get_strategy
-from ...errors import InvalidInputError
+from ...errors import InvalidInputError, StateTableError
+from ...spark.delta import is_path
+from ...spark.session import has_delta_spark
 
-__all__ = ["BatchRebalance", "FOLLOW_UP_ROUNDS", "QUERY_ID_PROPERTY", "query_app_id"]
+__all__ = ["BatchRebalance", "FOLLOW_UP_ROUNDS", "QUERY_ID_PROPERTY", "READER_OPTIONS", "query_app_id",
+           "generations_stream"]
 
 #: Follow-up rebalances a batch runs at most (cooperative-sticky settles in one).
 FOLLOW_UP_ROUNDS = 3
+#: Delta streaming-source options a reader of a state table needs: a prune rewrites the files
+#: holding pruned rows (a MERGE: ``remove`` and ``add`` actions), which the source refuses
+#: without this, and would otherwise read again. A rebalance only appends.
+READER_OPTIONS = {"skipChangeCommits": "true"}
 #: The SparkContext local property Structured Streaming sets to the query's id (kept in the
 #: checkpoint, the same across restarts) while it runs a batch, in the thread that calls
 #: the ``foreachBatch`` function.
@@ -119,3 +126,15 @@ class BatchRebalance:
             self.last_steps = steps
         finally:
             rows.unpersist()
+
+
+def generations_stream(spark, location: str, options: Dict[str, Any]) -> DataFrame:
+    """The state table at ``location`` as a streaming DataFrame: Delta's streaming source, with
+    :data:`READER_OPTIONS` under ``options`` (the caller's win). Every committed generation's rows
+    arrive once; a prune's commit is skipped (its rows were read when they were written)."""
+    if not has_delta_spark(spark):
+        raise StateTableError(f"{location}: reading a state table as a stream needs delta-spark in the session "
+                              "(Delta's streaming source), whichever engine writes it: local_session(with_delta=True), "
+                              "or the delta-spark package on a session of your own")
+    reader = spark.readStream.format("delta").options(**{**READER_OPTIONS, **options})
+    return reader.load(location) if is_path(location) else reader.table(location)

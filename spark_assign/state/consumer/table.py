@@ -39,7 +39,7 @@ from .load import check_weights, load_replans, settle
 from ..plan import Outcome, Plan
 from .changes import plan
 from .request import Request, Topics, make_request
-from .stream import BatchRebalance
+from .stream import BatchRebalance, generations_stream
 
 __all__ = ["AssignmentTable", "Rebalance", "TableState", "assignment_summary"]
 
@@ -279,6 +279,32 @@ class AssignmentTable(GenerationTable):
         if query_name:
             writer = writer.queryName(query_name)
         return writer.start()
+
+    def read_stream(self, changes_only: bool = False, **options: Any) -> DataFrame:
+        """The table as a streaming DataFrame: each committed generation's rows once, in commit
+        order, for a downstream job that acts on what moved (Delta's streaming source; needs
+        delta-spark in the session, whichever engine writes the table).
+
+        ``prune`` rewrites the files that hold pruned rows; the reader skips that commit
+        (``skipChangeCommits``, set by default). ``vacuum`` deletes files no version needs after
+        ``retention_hours``: a reader that falls further behind than that fails on a missing file,
+        so keep the retention above the longest pause of the readers.
+
+        Example::
+
+            moves = table.read_stream(changes_only=True)        # new, moved, revoked, assigned
+            moves.writeStream.foreachBatch(act_on_moves).option("checkpointLocation", c).start()
+
+        Parameters
+        ----------
+        changes_only:
+            Only the rows whose status is not ``kept``: partitions that got a new owner, lost
+            one (a pending cooperative transfer) or were handed over.
+        options:
+            Delta streaming-source options (``startingVersion``, ``maxFilesPerTrigger``, ...).
+        """
+        rows = generations_stream(self.spark, self.location, options)
+        return rows.where(F.col("status") != "kept") if changes_only else rows
 
     # ------------------------------------------------------------------ reads
 
