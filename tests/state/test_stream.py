@@ -168,3 +168,17 @@ def test_a_reader_gets_each_generation_once_across_a_prune(spark, tmp_path):
     follow("changes", table.read_stream(changes_only=True))
     assert sorted(read["all"]) == sorted(written) and len(set(read["all"])) == len(read["all"])
     assert sorted(read["changes"]) == sorted(r for r in written if r[-1] != "kept") and read["changes"]
+
+
+def test_declarative_pipelines_offer_no_place_for_a_rebalance():
+    """docs/streaming.md's reasons, checked against the installed pyspark: a pipeline's sinks
+    are a format and options (no foreachBatch), and its flows are registered with execution
+    blocked. A pyspark that changes either fails here, and the doc needs another look."""
+    import inspect
+
+    import pyspark.pipelines as dp
+    from pyspark.pipelines import spark_connect_graph_element_registry as registry
+
+    assert not [name for name in dir(dp) if "foreach" in name.lower()]
+    assert list(inspect.signature(dp.create_sink).parameters) == ["name", "format", "options"]
+    assert "block_spark_connect_execution_and_analysis" in inspect.getsource(registry.SparkConnectGraphElementRegistry)
