@@ -27,6 +27,7 @@ FILES = [
     ("uniform.json", "KIP-848 assignors against Kafka's JMH numbers (benchmarks/uniform_bench.py)"),
     ("fleet.json", "DataFrame method over a fleet (benchmarks/fleet_bench.py)"),
     ("state.json", "State table: incremental versus full (benchmarks/state_bench.py)"),
+    ("stream.json", "Streaming rebalance: a micro-batch against the batch call (benchmarks/stream_bench.py)"),
     ("sql.json", "SQL: kafka_partition and the table functions (benchmarks/sql_bench.py)"),
     ("murmur2.json", "murmur2 kernel, no Spark (benchmarks/murmur2_bench.py)"),
     ("replicas.json", "Replica placement and sticky reassignment (benchmarks/replica_bench.py)"),

@@ -182,3 +182,15 @@ def test_declarative_pipelines_offer_no_place_for_a_rebalance():
     assert not [name for name in dir(dp) if "foreach" in name.lower()]
     assert list(inspect.signature(dp.create_sink).parameters) == ["name", "format", "options"]
     assert "block_spark_connect_execution_and_analysis" in inspect.getsource(registry.SparkConnectGraphElementRegistry)
+
+
+def test_an_empty_micro_batch_runs_only_the_job_that_reads_it(spark, tmp_path):
+    table = AssignmentTable(spark, str(tmp_path / "table"))
+    run = table.foreach_batch(TOPICS, app_id="assignments-query", strategy="cooperative-sticky")
+    run(spark.createDataFrame(membership_batches(seed=2)[0], SUBS), 0)
+    version = table.state().version
+    tracker = spark.sparkContext.statusTracker()
+    before = set(tracker.getJobIdsForGroup(None))
+    run(spark.createDataFrame([], SUBS), 1)
+    assert len(set(tracker.getJobIdsForGroup(None)) - before) == 1 and run.last_steps == []
+    assert table.state().version == version

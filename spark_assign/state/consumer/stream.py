@@ -112,6 +112,9 @@ class BatchRebalance:
                                     "function elsewhere): give foreach_batch an app_id", column="app_id")
         rows = batch.persist()            # read by the plan, the compute and any follow-up
         try:
+            if rows.isEmpty():            # the one job of an empty batch: reading it (then cached)
+                self.last_steps = []
+                return
             step = self.table.rebalance(rows, self.topics, transaction=(app_id, int(batch_id)), **self.options)
             steps = [step]
             # A batch run again finds its generation recorded: whether it left transfers pending
