@@ -2,7 +2,7 @@
 
     python examples/streaming_fleet.py
 
-A simulated fleet of eight consumer groups writes its membership as files, one
+A simulated fleet of six consumer groups writes its membership as files, one
 per change: the first holds every group, each later one the groups that
 changed (a member left, one joined, or one subscribed to another topic). A
 streaming query (``AssignmentTable.rebalance_stream``) commits one generation
@@ -32,10 +32,10 @@ TOPICS = {"orders": 12, "payments": 6, "refunds": 3}
 COLUMNS = ["group_id", "member_id", "topic", "group_instance_id"]
 
 
-def write_churn(folder: str, changes: int = 3, seed: int = 39) -> None:
+def write_churn(folder: str, changes: int = 2, seed: int = 39) -> None:
     """The fleet's memberships as files, in order: everything, then each change's groups."""
     os.makedirs(folder)
-    rows = fleet_rows(8, seed=seed, topics=3, prefix="shop-")
+    rows = fleet_rows(6, seed=seed, topics=3, prefix="shop-")
     rows = [(g, m, list(TOPICS)[int(t[1:])], i) for g, m, t, i in rows]        # t0.. as real topic names
     files = [rows]
     for k in range(1, changes + 1):

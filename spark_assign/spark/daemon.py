@@ -9,7 +9,8 @@ goodbye. :func:`~spark_assign.spark.session.local_session` names this module
 instead. It runs PySpark's daemon unchanged, except that a worker whose
 connection ends before its first task exits quietly (code 1, as PySpark's own
 exit on a failed handshake). Errors inside a task are PySpark's worker's to
-report (it sends them to the JVM), and pass through untouched.
+report (it sends them to the JVM), and pass through untouched. It also imports
+the modules spark-assign's tasks run before forking (:func:`preload`).
 
 Executors need spark-assign installed to find this module, as they do for
 spark-assign's own functions.
@@ -17,9 +18,11 @@ spark-assign's own functions.
 
 from __future__ import annotations
 
+import importlib
+
 import pyspark.daemon as _daemon
 
-__all__ = ["worker"]
+__all__ = ["worker", "preload", "TASK_MODULES"]
 
 _pyspark_worker = _daemon.worker
 
@@ -36,5 +39,22 @@ def worker(sock, authenticated):
 # The daemon's fork loop calls the module-level name ``worker``.
 _daemon.worker = worker
 
+#: The modules spark-assign's Spark tasks run, imported by the daemon before it forks: every
+#: worker it forks starts with them loaded (copy-on-write), instead of importing them on its
+#: first task (0.12 s for the consumer worker alone: docs/performance.md). A task loads what
+#: it runs either way (tests/spark/test_worker_imports.py); this only moves the cost to once
+#: per executor.
+TASK_MODULES = ("spark_assign.spark.consumer.worker", "spark_assign.spark.consumer.sql_functions",
+                "spark_assign.spark.replicas.worker", "spark_assign.spark.replicas.sql_functions",
+                "spark_assign.spark.producer.dataframe", "spark_assign.spark.producer.sql_functions")
+
+
+def preload() -> None:
+    """Import :data:`TASK_MODULES` (in the daemon, before its fork loop)."""
+    for name in TASK_MODULES:
+        importlib.import_module(name)
+
+
 if __name__ == "__main__":
+    preload()
     _daemon.manager()

@@ -58,14 +58,14 @@ def test_a_lost_race_recomputes_only_the_groups_the_winner_touched(spark, tmp_pa
     real_commit = backend_type.commit
     calls = []
 
-    def racing_commit(self, snap, staged, app_id, metadata):
+    def racing_commit(self, snap, staged, app_id, metadata, transactions=()):
         version = staged.version
         if self is table._backend:
             calls.append(version)
             if len(calls) == 1:                                             # another writer commits first
                 other = AssignmentTable(spark, path, engine=engine)
                 assert other.rebalance(spark.createDataFrame(theirs, SUBS), TOPICS, "sticky").version == version
-        return real_commit(self, snap, staged, app_id, metadata)
+        return real_commit(self, snap, staged, app_id, metadata, transactions)
 
     monkeypatch.setattr(backend_type, "commit", racing_commit)
     step = table.rebalance(spark.createDataFrame(ours, SUBS), TOPICS, "sticky")

@@ -2,10 +2,10 @@
 another driver (the test's own session): the table's history equals an uninterrupted run's,
 without a duplicate or a lost generation.
 
-The points: right after a batch's Delta commit, before Spark writes the batch's checkpoint (the
-rerun must find the batch recorded: the transaction), and after its files are written, before the
-commit (the rerun must write it). Each child is a JVM: after the commit on both engines, before it
-on the embedded engine only.
+The point: right after a batch's Delta commit, before Spark writes the batch's checkpoint (the
+rerun must find the batch recorded: the transaction), on both engines. A kill before the commit
+leaves the log as it was, which the batch rebalance's own kill tests (test_processes.py) cover at
+every point of the write; each child is a JVM, so this file keeps to the point the stream adds.
 """
 
 import json
@@ -44,8 +44,7 @@ def run_child(spec_path, fault=None):
     return proc.returncode, out, err
 
 
-@pytest.mark.parametrize("engine_name, fault", [("embedded", "after-commit"), ("delta-spark", "after-commit"),
-                                                ("embedded", "before-commit")])
+@pytest.mark.parametrize("engine_name, fault", [("embedded", "after-commit"), ("delta-spark", "after-commit")])
 def test_a_killed_stream_resumes_without_duplicate_or_loss(spark, tmp_path, engine_name, fault):
     if engine_name == "delta-spark":
         skip_without_delta_spark()
@@ -59,7 +58,7 @@ def test_a_killed_stream_resumes_without_duplicate_or_loss(spark, tmp_path, engi
     code, _, err = run_child(spec, fault)
     assert code == -signal.SIGKILL, err[-3000:]
     killed_at = AssignmentTable(spark, str(tmp_path / "table"), engine=engine_name)
-    assert killed_at.state().version == (1 if fault == "after-commit" else 0) or not killed_at.exists()
+    assert killed_at.state().version == 1                       # the first batch's generation, committed
     # The restart: another driver (this test's session) on the same checkpoint and table.
     resumed = AssignmentTable(spark, str(tmp_path / "table"), engine=engine_name)
     source = spark.readStream.schema(SUBS).option("maxFilesPerTrigger", 1).parquet(str(tmp_path / "membership"))
