@@ -194,3 +194,23 @@ def test_an_empty_micro_batch_runs_only_the_job_that_reads_it(spark, tmp_path):
     run(spark.createDataFrame([], SUBS), 1)
     assert len(set(tracker.getJobIdsForGroup(None)) - before) == 1 and run.last_steps == []
     assert table.state().version == version
+
+
+def test_delta_spark_reads_the_record_through_its_own_transaction_too(spark, tmp_path):
+    """For a table Hadoop does not resolve to a local folder (object stores, HDFS) the record is
+    read through Delta's transaction (``txnVersion``), not delta-rs; through the public append
+    (Spark Connect, catalog tables) it cannot be recorded, and a batch is refused before it
+    writes anything."""
+    from spark_assign.errors import StateTableError
+
+    skip_without_delta_spark()
+    rows = spark.createDataFrame(membership_batches(seed=4)[0], SUBS)
+    table = AssignmentTable(spark, str(tmp_path / "table"), engine="delta-spark")
+    run = table.foreach_batch(TOPICS, app_id="assignments-query", strategy="sticky")
+    run(rows, 3)
+    assert table._backend.committer.transaction_version("assignments-query") == 3
+    files = table_files(tmp_path / "table")
+    table._backend.committer = None                  # as under Spark Connect: the public append
+    with pytest.raises(StateTableError, match="needs delta-spark's transaction API"):
+        run(spark.createDataFrame(membership_batches(seed=4)[1], SUBS), 4)
+    assert table_files(tmp_path / "table") == files

@@ -354,11 +354,13 @@ class DeltaSparkBackend:
 
     def transaction_version(self, snap: Snapshot[SparkHandle], app_id: str) -> Optional[int]:
         """The record of ``app_id``: from delta-rs for a table the driver reads (no Spark job),
-        else from Delta's snapshot (Spark jobs: it aggregates the log's state)."""
-        if not isinstance(snap.handle, _Latest):           # delta-rs's DeltaTable of a local table
-            return snap.handle.transaction_version(app_id)
+        else from Delta's snapshot (Spark jobs: it aggregates the log's state). Refused where a
+        commit could not record one (the public append): a rebalance asking is refused before
+        it writes anything."""
         if self.committer is None:
             raise self._no_transactions()
+        if not isinstance(snap.handle, _Latest):           # delta-rs's DeltaTable of a local table
+            return snap.handle.transaction_version(app_id)
         return self.committer.transaction_version(app_id)
 
     def _no_transactions(self) -> StateTableError:
