@@ -1,9 +1,10 @@
 """Arrow arrays and scalars from NumPy and Python values and back, without pyarrow's conversions.
 
-``pa.array``, ``pa.scalar`` (hence ``fill_null`` or ``pc.equal`` given a Python value) and
-``to_numpy`` (hence ``np.asarray`` of an Arrow array) import pandas on their first call (pyarrow looks whether its
-argument is a pandas object): about 0.14 s in a new process, on this project's
-machine, more than the rest of the worker's imports together. Spark starts a
+``pa.array``, ``pa.scalar`` (hence ``fill_null`` or ``pc.equal`` given a Python
+value) and ``to_numpy`` (hence ``np.asarray`` of an Arrow array) import pandas on
+their first call (pyarrow looks whether its argument is a pandas object): about
+0.14 s in a new process, on this project's machine, more than the rest of the
+worker's imports together. Spark starts a
 Python worker per task slot and each pays it on its first task, so a
 session's first assignment job paid it once per core. The worker's output is
 made from NumPy arrays, so it wraps their memory instead (zero-copy), and
