@@ -13,7 +13,7 @@ from typing import List, Tuple
 from .core.consumer.result import STATUS_NAMES as STATUSES
 from .core.replicas.fleet import REPLICA_STATUSES
 
-__all__ = ["SUBSCRIPTION_COLUMNS", "WEIGHT_COLUMNS", "RESULT_COLUMNS", "STATE_COLUMNS", "STATUSES",
+__all__ = ["SUBSCRIPTION_COLUMNS", "EVENT_COLUMNS", "EVENTS", "WEIGHT_COLUMNS", "RESULT_COLUMNS", "STATE_COLUMNS", "STATUSES",
            "REPLICA_STATE_COLUMNS", "REPLICA_STATUSES"]
 
 #: Subscription rows, the input of ``DataFrame.assign_partitions`` (docs/dataframe.md, "Input"):
@@ -27,6 +27,22 @@ SUBSCRIPTION_COLUMNS: List[Tuple[str, str, bool]] = [
     ("owned_partitions", "array<int>", False),
     ("generation", "int", False),
 ]
+
+#: Membership events, the *events* form of a streaming rebalance (docs/streaming.md, "Events"):
+#: (name, type, required). A ``join`` or ``update`` is one row per topic the member subscribes
+#: to; a ``leave`` is one row without a topic. ``sequence`` orders one member's events within a
+#: micro-batch. Without ``group_id`` every row is of the group ``default``.
+EVENT_COLUMNS: List[Tuple[str, str, bool]] = [
+    ("group_id", "string", False),
+    ("member_id", "string", True),
+    ("event", "string", True),
+    ("topic", "string", False),
+    ("group_instance_id", "string", False),
+    ("rack", "string", False),
+    ("sequence", "int", False),
+]
+#: The events of :data:`EVENT_COLUMNS`: a member joins (with its topics), changes its topics, leaves.
+EVENTS = ("join", "update", "leave")
 
 #: Per-partition weights, the ``weights=`` of the DataFrame method and the state table
 #: (docs/load-aware.md): (name, type, required). Without ``group_id`` a topic's weights apply

@@ -34,3 +34,19 @@ settings.load_profile(os.environ.get("SA_HYPOTHESIS", "default"))
 # session (tests/spark/conftest.py) starts without it. It changes how the JVM compiles, not what runs.
 SHORT_LIVED_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 os.environ.setdefault("SPARK_SUBMIT_OPTS", SHORT_LIVED_JVM)
+
+
+# Soak tests repeat what the suite checks once (every strategy, several kills per fault point) and
+# cost minutes: they run with --soak (before an issue that they test is resolved), and are
+# deselected otherwise, so the suite's loop keeps its budget.
+def pytest_addoption(parser):
+    parser.addoption("--soak", action="store_true", help="also run the tests marked soak (minutes)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--soak"):
+        return
+    kept = [item for item in items if item.get_closest_marker("soak") is None]
+    if len(kept) < len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item.get_closest_marker("soak")])
+        items[:] = kept

@@ -1,8 +1,9 @@
 """AssignmentTable in Structured Streaming (issue 39): real streaming queries on the shared session.
 
-* replay: micro-batches of memberships (a file source, one file per batch) through
-  ``rebalance_stream`` give the table that ``rebalance`` calls with the same rows give, with
-  the same cooperative follow-ups, row for row and version for version;
+* replay: micro-batches of memberships (a file source, one file per batch) through the
+  ``foreachBatch`` function give, for every strategy, the table that ``rebalance`` calls with
+  the same rows give, with the same cooperative follow-ups, row for row and version for version
+  (the events form: test_stream_events.py);
 * a batch run again (what Spark does after a crash between the batch's commit and its
   checkpoint) commits nothing: the table records the batch's transaction;
 * a killed query (tests/state/test_stream_processes.py) resumes from its checkpoint without a
@@ -16,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from spark_assign import AssignmentTable
+from spark_assign.core.consumer.registry import get_strategy, strategy_names
 from spark_assign.errors import InvalidInputError
 
 from ..delta import MISSING, jars
@@ -32,14 +34,14 @@ def skip_without_delta_spark():
         pytest.skip(MISSING)
 
 
-def membership_batches(seed: int):
-    """Three snapshots: every group, then two churns each mentioning half of the groups (the
+def membership_batches(seed: int, churns: int = 2):
+    """Snapshots: every group, then ``churns`` churns each mentioning half of the groups (the
     full membership of each group mentioned; the others keep theirs)."""
     fleet = fleet_rows(6, seed, prefix="grupo-ñ-")
     batches = [fleet]
-    for k in (1, 2):
+    for k in range(1, churns + 1):
         fleet = churn(fleet, seed + k, share=0.6)
-        mentioned = sorted({r[0] for r in fleet})[k - 1::2]
+        mentioned = sorted({r[0] for r in fleet})[(k - 1) % 2::2]
         batches.append([r for r in fleet if r[0] in mentioned])
     return batches
 
@@ -61,31 +63,59 @@ def all_rows(table):
 
 def batch_rebalances(spark, table, batches, strategy):
     """What the stream must equal: ``rebalance`` per batch, then follow-ups while partitions are revoked."""
+    options = strategy_options(strategy)
     for rows in batches:
         df = spark.createDataFrame(rows, SUBS)
-        step = table.rebalance(df, TOPICS, strategy=strategy)
-        while strategy.startswith("cooperative") and step.summary.get("revoked", 0) > 0:
-            step = table.rebalance(df, TOPICS, strategy=strategy)
+        step = table.rebalance(df, TOPICS, strategy=strategy, **options)
+        while get_strategy(strategy).cooperative and step.summary.get("revoked", 0) > 0:
+            step = table.rebalance(df, TOPICS, strategy=strategy, **options)
 
 
-# On delta-spark the killed-and-resumed stream (test_stream_processes.py) is held to the same calls.
-@pytest.mark.parametrize("engine, strategy", [("embedded", "cooperative-sticky"), ("embedded", "range")])
-def test_a_stream_gives_the_table_of_rebalance_calls(spark, tmp_path, engine, strategy):
+def strategy_options(name):
+    """A weighted strategy's weights (it refuses to run without); none for the others."""
+    if not get_strategy(name).weighted:
+        return {}
+    return {"weights": {t: [1.0 + (p * 7) % 5 for p in range(n)] for t, n in TOPICS.items()}}
+
+
+# One query fans each batch out to a table per strategy: several strategies through the streaming
+# path for the price of one query. The suite runs one of each kind (cooperative, eager, weighted);
+# the soak run (--soak) the others. On delta-spark the killed-and-resumed stream
+# (test_stream_processes.py) is held to the same calls.
+SUITE_STRATEGIES = ("cooperative-sticky", "range", "load-aware")
+
+
+def test_strategies_stream_the_table_of_their_rebalance_calls(spark, tmp_path):
+    replay(spark, tmp_path, SUITE_STRATEGIES)
+
+
+@pytest.mark.soak
+def test_every_other_strategy_streams_the_table_of_its_rebalance_calls(spark, tmp_path):
+    replay(spark, tmp_path, [n for n in strategy_names() if n not in SUITE_STRATEGIES])
+
+
+def replay(spark, tmp_path, names):
     batches = membership_batches(seed=39)
     write_batches(str(tmp_path / "membership"), batches)
-    streamed = AssignmentTable(spark, str(tmp_path / "streamed"), engine=engine)
+    runs = [AssignmentTable(spark, str(tmp_path / "streamed" / n)).foreach_batch(TOPICS, strategy=n,
+                                                                                 **strategy_options(n))
+            for n in names]
+
+    def fan_out(batch, batch_id):
+        for run in runs:
+            run(batch, batch_id)
+
     source = spark.readStream.schema(SUBS).option("maxFilesPerTrigger", 1).parquet(str(tmp_path / "membership"))
-    query = streamed.rebalance_stream(source, TOPICS, strategy=strategy, trigger={"availableNow": True},
-                                      checkpoint_location=str(tmp_path / "checkpoint"))
-    query.awaitTermination()
-    assert query.exception() is None
-    called = AssignmentTable(spark, str(tmp_path / "called"), engine=engine)
-    batch_rebalances(spark, called, batches, strategy)
-    assert all_rows(streamed) == all_rows(called)
-    follow_ups = 1 if strategy.startswith("cooperative") else 0          # cooperative: at least one follow-up
-    assert streamed.state().version == called.state().version >= len(batches) + follow_ups
-    pending = streamed.latest().where("member_id IS NULL").count()
-    assert pending == 0                                                   # nothing left pending when quiet
+    (source.writeStream.foreachBatch(fan_out).option("checkpointLocation", str(tmp_path / "checkpoint"))
+     .trigger(availableNow=True).start().awaitTermination())
+    for name in names:
+        streamed = AssignmentTable(spark, str(tmp_path / "streamed" / name))
+        called = AssignmentTable(spark, str(tmp_path / "called" / name))
+        batch_rebalances(spark, called, batches, name)
+        assert all_rows(streamed) == all_rows(called), name
+        follow_ups = 1 if get_strategy(name).cooperative else 0          # cooperative: at least one follow-up
+        assert streamed.state().version == called.state().version >= len(batches) + follow_ups, name
+        assert streamed.latest().where("member_id IS NULL").count() == 0, name   # nothing pending when quiet
 
 
 def test_a_batch_run_again_commits_nothing(spark, tmp_path, engine):

@@ -1,11 +1,18 @@
-"""A streaming rebalance killed (SIGKILL) in a child process, then restarted from its checkpoint by
-another driver (the test's own session): the table's history equals an uninterrupted run's,
-without a duplicate or a lost generation.
+"""A streaming rebalance killed (SIGKILL) in a child process, then restarted from its checkpoint:
+the table's history equals an uninterrupted run's, without a duplicate, a lost or a partial
+generation, on both engines.
 
-The point: right after a batch's Delta commit, before Spark writes the batch's checkpoint (the
-rerun must find the batch recorded: the transaction), on both engines. A kill before the commit
-leaves the log as it was, which the batch rebalance's own kill tests (test_processes.py) cover at
-every point of the write; each child is a JVM, so this file keeps to the point the stream adds.
+The points:
+
+* ``after-commit``: right after a batch's Delta commit, before Spark writes the batch's
+  checkpoint; the rerun must find the batch recorded (the transaction);
+* ``mid-write``: the batch's files are written, its commit is not (``after-write``); the rerun
+  runs the batch as if for the first time;
+* ``between-batches``: at the start of a batch, after Spark checkpointed the one before.
+
+The suite kills once per point and engine, then resumes in the test's own session (another
+driver on the same checkpoint). The soak run (``--soak``) kills at least five times per point
+and engine, a new child after each kill, each dying one step further, and prints its figures.
 """
 
 import json
@@ -13,6 +20,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -25,13 +33,17 @@ from .test_stream import TOPICS, all_rows, batch_rebalances, membership_batches,
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
+STRATEGY = "cooperative-sticky"
+#: The test's point, the child's SPARK_ASSIGN_FAULT, and whether each child skips the passes of
+#: the children before it (a kill before the commit leaves the rerun to pass the point again).
+POINTS = {"after-commit": ("after-commit", False), "mid-write": ("after-write", True),
+          "between-batches": ("between-batches", False)}
+ENGINES = ["embedded", "delta-spark"]
 
 
-def run_child(spec_path, fault=None):
-    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
-    env.pop("SPARK_ASSIGN_FAULT", None)
-    if fault:
-        env["SPARK_ASSIGN_FAULT"] = fault
+def run_child(spec_path, fault, skip=0):
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, SPARK_ASSIGN_FAULT=fault,
+               SPARK_ASSIGN_FAULT_SKIP=str(skip))
     proc = subprocess.Popen([sys.executable, "-m", "tests.state.stream_child", str(spec_path)], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
@@ -44,28 +56,55 @@ def run_child(spec_path, fault=None):
     return proc.returncode, out, err
 
 
-@pytest.mark.parametrize("engine_name, fault", [("embedded", "after-commit"), ("delta-spark", "after-commit")])
-def test_a_killed_stream_resumes_without_duplicate_or_loss(spark, tmp_path, engine_name, fault):
+def kill_and_resume(spark, tmp_path, engine_name, point, kills, churns):
+    """Kill a child at ``point`` up to ``kills`` times, then resume here; compare with the calls.
+    Returns the figures: kills, the versions seen after each kill, the final version."""
     if engine_name == "delta-spark":
         skip_without_delta_spark()
-    strategy = "cooperative-sticky"
-    batches = membership_batches(seed=17)
+    fault, skips = POINTS[point]
+    batches = membership_batches(seed=17, churns=churns)
     write_batches(str(tmp_path / "membership"), batches)
     spec = tmp_path / "spec.json"
     spec.write_text(json.dumps({"input": str(tmp_path / "membership"), "table": str(tmp_path / "table"),
                                 "checkpoint": str(tmp_path / "checkpoint"), "engine": engine_name,
-                                "strategy": strategy, "topics": TOPICS}))
-    code, _, err = run_child(spec, fault)
-    assert code == -signal.SIGKILL, err[-3000:]
-    killed_at = AssignmentTable(spark, str(tmp_path / "table"), engine=engine_name)
-    assert killed_at.state().version == 1                       # the first batch's generation, committed
+                                "strategy": STRATEGY, "topics": TOPICS}))
+    versions = []
+    for k in range(kills):
+        code, _, err = run_child(spec, fault, skip=k if skips else 0)
+        if code == 0:                                           # nothing left to kill
+            break
+        assert code == -signal.SIGKILL, err[-3000:]
+        versions.append(AssignmentTable(spark, str(tmp_path / "table"), engine=engine_name).state().version)
     # The restart: another driver (this test's session) on the same checkpoint and table.
     resumed = AssignmentTable(spark, str(tmp_path / "table"), engine=engine_name)
     source = spark.readStream.schema(SUBS).option("maxFilesPerTrigger", 1).parquet(str(tmp_path / "membership"))
-    query = resumed.rebalance_stream(source, TOPICS, strategy=strategy, checkpoint_location=str(tmp_path / "checkpoint"),
+    query = resumed.rebalance_stream(source, TOPICS, strategy=STRATEGY, checkpoint_location=str(tmp_path / "checkpoint"),
                                      trigger={"availableNow": True})
     query.awaitTermination()
     reference = AssignmentTable(spark, str(tmp_path / "reference"), engine=engine_name)
-    batch_rebalances(spark, reference, batches, strategy)
+    batch_rebalances(spark, reference, batches, STRATEGY)
     assert all_rows(resumed) == all_rows(reference)
     assert resumed.state().version == reference.state().version
+    return {"kills": len(versions), "versions_after_kills": versions, "final_version": resumed.state().version}
+
+
+@pytest.mark.parametrize("engine_name", ENGINES)
+@pytest.mark.parametrize("point", list(POINTS))
+def test_a_killed_stream_resumes_without_duplicate_or_loss(spark, tmp_path, engine_name, point):
+    figures = kill_and_resume(spark, tmp_path, engine_name, point, kills=1, churns=2)
+    assert figures["kills"] == 1
+    first = figures["versions_after_kills"][0]
+    # after-commit: the first batch's generation; mid-write: the created table, no generation;
+    # between-batches: the first batch's generation and its follow-ups.
+    assert (first == 1) if point == "after-commit" else (first == 0) if point == "mid-write" else (first >= 1)
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("engine_name", ENGINES)
+@pytest.mark.parametrize("point", list(POINTS))
+def test_five_kills_per_point_resume_without_duplicate_or_loss(spark, tmp_path, engine_name, point):
+    started = time.time()
+    figures = kill_and_resume(spark, tmp_path, engine_name, point, kills=5, churns=6)
+    assert figures["kills"] == 5
+    print(json.dumps({"engine": engine_name, "point": point, **figures,
+                      "seconds": round(time.time() - started, 1)}))

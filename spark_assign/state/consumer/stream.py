@@ -2,7 +2,8 @@
 
 Each micro-batch carries the full current membership of every group it
 mentions (the *snapshot* form: the rows ``rebalance`` takes); groups it does
-not mention are left as they are. :class:`BatchRebalance` is the
+not mention are left as they are. The *events* form (join, update, leave) is
+turned into that by :func:`~.events.membership_from_events` upstream. :class:`BatchRebalance` is the
 ``foreachBatch`` function: it rebalances the table with the batch's rows.
 
 Exactly once. A micro-batch's rebalance records Delta's application
@@ -32,11 +33,13 @@ from __future__ import annotations
 from typing import Any, Dict, Optional
 
 from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
 
 from ...core.consumer.registry import DEFAULT_STRATEGY, get_strategy
 from ...errors import InvalidInputError, StateTableError
 from ...spark.delta import is_path
 from ...spark.session import has_delta_spark
+from .events import PROBLEM_COLUMN, is_events, raise_problems
 
 __all__ = ["BatchRebalance", "FOLLOW_UP_ROUNDS", "QUERY_ID_PROPERTY", "READER_OPTIONS", "query_app_id",
            "generations_stream"]
@@ -51,6 +54,8 @@ READER_OPTIONS = {"skipChangeCommits": "true"}
 #: checkpoint, the same across restarts) while it runs a batch, in the thread that calls
 #: the ``foreachBatch`` function.
 QUERY_ID_PROPERTY = "sql.streaming.queryId"
+#: The subscription columns of a membership derived from events.
+MEMBER_COLUMNS = ("group_id", "member_id", "topic", "group_instance_id", "rack")
 
 
 def query_app_id(batch: DataFrame) -> Optional[str]:
@@ -110,8 +115,15 @@ class BatchRebalance:
         if app_id is None:
             raise InvalidInputError("this batch's streaming query id cannot be read (Spark Connect runs the "
                                     "function elsewhere): give foreach_batch an app_id", column="app_id")
-        rows = batch.persist()            # read by the plan, the compute and any follow-up
+        if is_events(batch) and PROBLEM_COLUMN not in batch.columns:
+            raise InvalidInputError("a batch of membership events is rebalanced through membership_from_events "
+                                    "(rebalance_stream does it): events alone are no membership", column="event")
+        cached = batch.persist()          # read by the plan, the compute and any follow-up
         try:
+            rows = cached
+            if PROBLEM_COLUMN in batch.columns:     # the events form: bad rows fail the batch first
+                raise_problems(cached)
+                rows = cached.where(F.col(PROBLEM_COLUMN).isNull()).select(*MEMBER_COLUMNS)
             if rows.isEmpty():            # the one job of an empty batch: reading it (then cached)
                 self.last_steps = []
                 return
@@ -128,7 +140,7 @@ class BatchRebalance:
                 pending = step.summary.get("revoked", 0) > 0
             self.last_steps = steps
         finally:
-            rows.unpersist()
+            cached.unpersist()
 
 
 def generations_stream(spark, location: str, options: Dict[str, Any]) -> DataFrame:

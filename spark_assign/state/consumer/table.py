@@ -39,6 +39,7 @@ from .load import check_weights, load_replans, settle
 from ..plan import Outcome, Plan
 from .changes import plan
 from .request import Request, Topics, make_request
+from .events import is_events, membership_from_events
 from .stream import BatchRebalance, generations_stream
 
 __all__ = ["AssignmentTable", "Rebalance", "TableState", "assignment_summary"]
@@ -234,6 +235,29 @@ class AssignmentTable(GenerationTable):
         """
         return BatchRebalance(self, topics, options, app_id=app_id, follow_ups=follow_ups)
 
+    @staticmethod
+    def membership_from_events(events: DataFrame) -> DataFrame:
+        """A stream of membership events (``join``, ``update``, ``leave``) as the snapshots a
+        :meth:`foreach_batch` function takes: per micro-batch, the full membership of each group
+        it mentions, kept in the query's state (:mod:`.events`). :meth:`rebalance_stream` applies
+        it to a stream with an ``event`` column; a query of your own needs ``outputMode("update")``.
+
+        Example::
+
+            members = AssignmentTable.membership_from_events(events)
+            (members.writeStream.outputMode("update").foreachBatch(table.foreach_batch(topics))
+                .option("checkpointLocation", c).start())
+
+        Parameters
+        ----------
+        events:
+            A streaming DataFrame of :data:`~spark_assign.schema.EVENT_COLUMNS`: ``group_id,
+            member_id, event`` and, for a ``join`` or an ``update``, one row per ``topic``
+            (optionally ``group_instance_id``, ``rack``, and ``sequence`` ordering one member's
+            events within a batch).
+        """
+        return membership_from_events(events)
+
     def rebalance_stream(self, membership: DataFrame, topics: Topics, checkpoint_location: str,
                          trigger: Optional[Dict[str, Any]] = None, query_name: Optional[str] = None,
                          app_id: Optional[str] = None, follow_ups: bool = True, **options: Any) -> StreamingQuery:
@@ -249,7 +273,10 @@ class AssignmentTable(GenerationTable):
         Parameters
         ----------
         membership:
-            A streaming DataFrame in ``assign_partitions``' subscriptions schema.
+            A streaming DataFrame: snapshots in ``assign_partitions``' subscriptions schema, or
+            membership events (it has an ``event`` column: :data:`~spark_assign.schema.EVENT_COLUMNS`,
+            applied to the membership the query keeps in its checkpoint, see
+            :meth:`membership_from_events`).
         topics, app_id, follow_ups, options:
             As for :meth:`foreach_batch`.
         checkpoint_location:
@@ -272,8 +299,10 @@ class AssignmentTable(GenerationTable):
         if not isinstance(checkpoint_location, str) or not checkpoint_location:
             raise InvalidInputError(f"checkpoint_location must be a non-empty path; got {checkpoint_location!r}",
                                     column="checkpoint_location", rows=[repr(checkpoint_location)])
+        if is_events(membership):
+            membership = membership_from_events(membership)
         writer = (membership.writeStream.foreachBatch(self.foreach_batch(topics, app_id, follow_ups, **options))
-                  .option("checkpointLocation", checkpoint_location))
+                  .outputMode("update").option("checkpointLocation", checkpoint_location))
         if trigger:
             writer = writer.trigger(**trigger)
         if query_name:
