@@ -9,12 +9,14 @@ churns 1% of the groups and writes the changed groups' full membership as one
 Parquet file. The stream table takes it through ``rebalance_stream`` (a file
 source, ``availableNow``, one checkpoint for all rounds: each round's query
 processes the one new file); the batch table through ``rebalance`` on the
-same file read as a DataFrame, with the same cooperative follow-ups. The two
-alternate (which goes first flips each round). Reported, medians over the
+same file read as a DataFrame, with the same cooperative follow-ups. A third
+table takes the round's membership *events* (join, update, leave: one file,
+the events form, whose query keeps the membership in its state; round 0 joins
+every member). The three alternate (the order rotates each round). Reported, medians over the
 rounds: the batch call's seconds; the micro-batch's own time as Spark
 measures it (``triggerExecution`` of the query's progress: reading the file,
-the ``foreachBatch`` function, the checkpoint); and the whole query, start to
-stop. Both tables must end equal (checked). Writes benchmarks/results/stream.json.
+the ``foreachBatch`` function, the checkpoint) for both forms; and the whole
+snapshot query, start to stop. The three tables must end equal (checked). Writes benchmarks/results/stream.json.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ def batch_rebalance(spark, table, path, schema):
 
 def run(groups: int, rounds: int) -> dict:
     from spark_assign import AssignmentTable, local_session
-    from spark_assign.testing import FLEET_SCHEMA, churn_rows, fleet_rows
+    from spark_assign.testing import EVENTS_SCHEMA, FLEET_SCHEMA, churn_rows, fleet_rows, membership_events
 
     spark = local_session(**{"spark.sql.shuffle.partitions": "8"})
     work = tempfile.mkdtemp(prefix="stream-bench-")
@@ -67,25 +69,42 @@ def run(groups: int, rounds: int) -> dict:
         first = spark.createDataFrame(rows, FLEET_SCHEMA)
         streamed = AssignmentTable(spark, os.path.join(work, "streamed"))
         called = AssignmentTable(spark, os.path.join(work, "called"))
-        for table in (streamed, called):
+        evented = AssignmentTable(spark, os.path.join(work, "evented"))
+        for table in (streamed, called, evented):
             table.rebalance(first, TOPICS, strategy=STRATEGY)
-        folder = os.path.join(work, "membership")
+        folder, events_folder = os.path.join(work, "membership"), os.path.join(work, "events")
         os.makedirs(folder)
+        os.makedirs(events_folder)
         source = spark.readStream.schema(FLEET_SCHEMA).option("maxFilesPerTrigger", 1).parquet(folder)
-        samples = {"batch": [], "micro_batch": [], "query": []}
-        for k in range(rounds + 1):                  # round 0 warms both paths up, untimed
+        events_source = spark.readStream.schema(EVENTS_SCHEMA).option("maxFilesPerTrigger", 1).parquet(events_folder)
+        samples = {"batch": [], "micro_batch": [], "query": [], "events_micro_batch": []}
+        for k in range(rounds + 1):                  # round 0 warms the paths up (and joins every member), untimed
             after = churn_rows(rows, seed=100 + k, share=0.01)
-            changed, rows = changed_groups(rows, after), after
+            changed = changed_groups(rows, after)
+            events = membership_events([] if k == 0 else rows, after if k == 0 else changed)
+            rows = after
             path = os.path.join(folder, f"batch-{k:03d}.parquet")
             pq.write_table(pa.table({c: [r[i] for r in changed] for i, c in enumerate(COLUMNS)}), path)
             os.utime(path, (1_700_000_000 + k,) * 2)
+            events_path = os.path.join(events_folder, f"batch-{k:03d}.parquet")
+            names = ["group_id", "member_id", "event", "topic", "group_instance_id"]
+            pq.write_table(pa.table({c: pa.array([r[i] for r in events], pa.string()) for i, c in enumerate(names)}),
+                           events_path)
+            os.utime(events_path, (1_700_000_000 + k,) * 2)
             timed = {}
-            order = ("stream", "batch") if k % 2 == 0 else ("batch", "stream")
+            order = [("stream", "batch", "events"), ("batch", "events", "stream"), ("events", "stream", "batch")][k % 3]
             for what in order:
                 t0 = time.perf_counter()
                 if what == "batch":
                     batch_rebalance(spark, called, path, FLEET_SCHEMA)
                     timed["batch"] = time.perf_counter() - t0
+                elif what == "events":
+                    query = evented.rebalance_stream(events_source, TOPICS, strategy=STRATEGY,
+                                                     checkpoint_location=os.path.join(work, "events-checkpoint"),
+                                                     trigger={"availableNow": True})
+                    query.awaitTermination()
+                    progress = [p for p in query.recentProgress if p["numInputRows"] > 0]
+                    timed["events_micro_batch"] = progress[-1]["durationMs"]["triggerExecution"] / 1000
                 else:
                     query = streamed.rebalance_stream(source, TOPICS, strategy=STRATEGY,
                                                       checkpoint_location=os.path.join(work, "checkpoint"),
@@ -99,16 +118,18 @@ def run(groups: int, rounds: int) -> dict:
                     samples[name].append(seconds)
             print({n: round(s, 3) for n, s in timed.items()}, file=sys.stderr, flush=True)
         latest = [sorted(tuple(r) for r in t.latest().select("group_id", "topic", "partition", "member_id").collect())
-                  for t in (streamed, called)]
-        if latest[0] != latest[1]:
-            raise SystemExit("the streamed table and the batch-called table differ")
+                  for t in (streamed, called, evented)]
+        if not latest[0] == latest[1] == latest[2]:
+            raise SystemExit("the streamed tables (snapshots, events) and the batch-called table differ")
         med = {n: statistics.median(v) for n, v in samples.items()}
         return {"machine": {"python": platform.python_version(), "cores": os.cpu_count(), "spark": spark.version,
                             "engine": streamed.engine, "load_average": [round(x, 2) for x in os.getloadavg()]},
                 "rows": [{"groups": groups, "changed_per_batch": "1%", "rounds": rounds,
                           "batch_seconds": med["batch"], "micro_batch_seconds": med["micro_batch"],
                           "micro_batch_vs_batch": med["micro_batch"] / med["batch"],
-                          "query_seconds": med["query"], "query_vs_batch": med["query"] / med["batch"]}]}
+                          "query_seconds": med["query"], "query_vs_batch": med["query"] / med["batch"],
+                          "events_micro_batch_seconds": med["events_micro_batch"],
+                          "events_micro_batch_vs_batch": med["events_micro_batch"] / med["batch"]}]}
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

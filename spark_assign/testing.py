@@ -28,6 +28,8 @@ __all__ = [
     "fleet_rows",
     "churn_rows",
     "FLEET_SCHEMA",
+    "EVENTS_SCHEMA",
+    "membership_events",
     "random_group",
     "NAME_STEMS",
     "large_group",
@@ -301,3 +303,32 @@ def churn_rows(rows: Sequence[tuple], seed: int, share: float, topics: int = 3) 
                     grows = grows + [(gid, who, extra[0], next(r[3] for r in grows if r[1] == who))]
         out += grows
     return out
+
+
+EVENTS_SCHEMA = "group_id string, member_id string, event string, topic string, group_instance_id string"
+
+
+def membership_events(before: Sequence[tuple], snapshot: Sequence[tuple]) -> List[tuple]:
+    """The membership events (rows of :data:`EVENTS_SCHEMA`) that turn the groups of ``before``
+    into those of ``snapshot``, both rows of :data:`FLEET_SCHEMA`; ``snapshot`` holds the full
+    membership of the groups it mentions (the others are left alone). A member missing from its
+    group's snapshot leaves; a new one joins; one whose topics or instance id changed updates::
+
+        events = membership_events(fleet, churn_rows(fleet, seed=2, share=0.1))
+        df = spark.createDataFrame(events, EVENTS_SCHEMA)
+    """
+    def members(rows: Sequence[tuple]) -> Dict[str, Dict[str, Tuple[frozenset, Any]]]:
+        found: Dict[str, Dict[str, Tuple[set, Any]]] = {}
+        for g, m, t, instance in rows:
+            found.setdefault(g, {}).setdefault(m, (set(), instance))[0].add(t)
+        return {g: {m: (frozenset(ts), i) for m, (ts, i) in ms.items()} for g, ms in found.items()}
+
+    was_all, events = members(before), []
+    for g, now in sorted(members(snapshot).items()):
+        was = was_all.get(g, {})
+        events += [(g, m, "leave", None, None) for m in sorted(set(was) - set(now))]
+        for m, (topics, instance) in sorted(now.items()):
+            if was.get(m) != (topics, instance):
+                kind = "update" if m in was else "join"
+                events += [(g, m, kind, t, instance) for t in sorted(topics)]
+    return events

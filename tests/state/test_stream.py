@@ -244,3 +244,36 @@ def test_delta_spark_reads_the_record_through_its_own_transaction_too(spark, tmp
     with pytest.raises(StateTableError, match="needs delta-spark's transaction API"):
         run(spark.createDataFrame(membership_batches(seed=4)[1], SUBS), 4)
     assert table_files(tmp_path / "table") == files
+
+
+def test_two_queries_on_one_table_lose_no_generation(spark, tmp_path):
+    """A misconfiguration: two queries (their own inputs and checkpoints) rebalance the same groups
+    of one table at once. Their commits race; the loser of a race plans again from the winner's
+    version. Every generation either reports is in the table once, numbered without a gap."""
+    committed, tables = [], []
+    queries = []
+    for name, seed in (("a", 31), ("b", 32)):
+        write_batches(str(tmp_path / f"membership-{name}"), membership_batches(seed=seed))
+        table = AssignmentTable(spark, str(tmp_path / "table"))
+        run = table.foreach_batch(TOPICS, strategy="cooperative-sticky", max_attempts=20)
+
+        def each_batch(batch, batch_id, run=run):
+            run(batch, batch_id)
+            committed.extend(step.version for step in run.last_steps if step.version is not None)
+
+        source = spark.readStream.schema(SUBS).option("maxFilesPerTrigger", 1).parquet(str(tmp_path / f"membership-{name}"))
+        queries.append(source.writeStream.foreachBatch(each_batch).trigger(availableNow=True)
+                       .option("checkpointLocation", str(tmp_path / f"checkpoint-{name}")).start())
+        tables.append(table)
+    for query in queries:
+        query.awaitTermination()
+        assert query.exception() is None
+    rows = tables[0].state().rows.select("commit_version", "group_id", "generation", "topic", "partition").collect()
+    assert sorted(committed) == sorted({r.commit_version for r in rows}) and len(set(committed)) == len(committed)
+    generations = {}
+    for r in rows:
+        generations.setdefault(r.group_id, {}).setdefault(r.generation, set()).add(r.commit_version)
+    for group, by_generation in generations.items():
+        assert sorted(by_generation) == list(range(1, len(by_generation) + 1)), group
+        assert all(len(versions) == 1 for versions in by_generation.values()), group
+    assert len(rows) == len({(r.group_id, r.generation, r.topic, r.partition) for r in rows})

@@ -9,44 +9,20 @@ applied to the membership the query keeps in its checkpoint, on real streaming q
 """
 
 import os
-from collections import defaultdict
-
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from spark_assign import AssignmentTable
 from spark_assign.errors import InvalidInputError
+from spark_assign.testing import EVENTS_SCHEMA, membership_events
 
 from .test_stream import TOPICS, all_rows, batch_rebalances, membership_batches
 
 pytestmark = pytest.mark.spark
 
-EVENTS = "group_id string, member_id string, event string, topic string, group_instance_id string, sequence bigint"
+EVENTS = EVENTS_SCHEMA + ", sequence bigint"
 NAMES = ["group_id", "member_id", "event", "topic", "group_instance_id", "sequence"]
-
-
-def members_of(rows):
-    groups = defaultdict(dict)
-    for g, m, t, i in rows:
-        groups[g].setdefault(m, [set(), i])[0].add(t)
-    return groups
-
-
-def events_between(before, snapshot):
-    """The events that turn the membership ``before`` into each group of ``snapshot`` (which
-    holds the full membership of the groups it mentions), and the membership after them."""
-    events, after = [], {g: dict(ms) for g, ms in before.items()}
-    for g, now in members_of(snapshot).items():
-        was = before.get(g, {})
-        for m in sorted(set(was) - set(now)):
-            events.append((g, m, "leave", None, None, None))
-        for m, (topics, instance) in sorted(now.items()):
-            if m not in was or was[m] != [topics, instance]:
-                kind = "join" if m not in was else "update"
-                events += [(g, m, kind, t, instance, None) for t in sorted(topics)]
-        after[g] = now
-    return events, after
 
 
 def write_events(folder, batches):
@@ -66,10 +42,11 @@ def stream(spark, table, folder, checkpoint, strategy="cooperative-sticky"):
 
 def test_events_give_the_table_of_the_snapshots_rebalance_calls(spark, tmp_path):
     snapshots = membership_batches(seed=23)
-    batches, members = [], {}
+    batches, fleet = [], []
     for snapshot in snapshots:
-        events, members = events_between(members, snapshot)
-        batches.append(events)
+        batches.append([e + (None,) for e in membership_events(fleet, snapshot)])
+        mentioned = {r[0] for r in snapshot}
+        fleet = [r for r in fleet if r[0] not in mentioned] + list(snapshot)
     assert {e[2] for batch in batches for e in batch} == {"join", "update", "leave"}
     write_events(str(tmp_path / "events"), batches)
     streamed = AssignmentTable(spark, str(tmp_path / "streamed"))

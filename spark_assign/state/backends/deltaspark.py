@@ -183,13 +183,23 @@ class DeltaSparkBackend:
         from delta.tables import DeltaTable
         from pyspark.sql.pandas.types import from_arrow_schema
 
+        from delta.exceptions import (ConcurrentWriteException, DeltaConcurrentModificationException,
+                                      MetadataChangedException, ProtocolChangedException)
+
         builder = DeltaTable.createIfNotExists(self.spark)
         builder = builder.location(self.location) if self.by_path else builder.tableName(self.location)
-        (builder.addColumns(from_arrow_schema(self.kind.arrow()))
-                .partitionedBy(PARTITION_COLUMN)
-                .comment(description)
-                .property("spark_assign.format", FORMAT_VERSION)
-                .execute())
+        try:
+            (builder.addColumns(from_arrow_schema(self.kind.arrow()))
+                    .partitionedBy(PARTITION_COLUMN)
+                    .comment(description)
+                    .property("spark_assign.format", FORMAT_VERSION)
+                    .execute())
+        except (ProtocolChangedException, MetadataChangedException, ConcurrentWriteException,
+                DeltaConcurrentModificationException):
+            # Two writers creating the table at once (two streaming queries, two jobs): Delta
+            # refuses the second CREATE's commit (ProtocolChangedException); the table is there.
+            if not self.exists():
+                raise
 
     def _latest(self) -> _Latest:
         row = self._delta().history(1).select("version", "userMetadata").first()
