@@ -32,7 +32,7 @@ state of a failed batch is not kept, so a restart once the input is fixed runs i
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -122,7 +122,7 @@ def _row_problems() -> Tuple[Column, Column]:
 Members = Dict[str, Tuple[List[str], Optional[str], Optional[str]]]
 
 
-def apply_events(key: Tuple[Any, ...], frames: Iterator[Any], state: Any) -> Iterator[Any]:
+def apply_events(key: Any, frames: Iterable[Any], state: Any) -> Iterator[Any]:
     """``applyInPandasWithState``'s function: one group's events of a batch applied to its state."""
     import pandas as pd
 
