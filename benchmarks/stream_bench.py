@@ -2,6 +2,7 @@
 
     python benchmarks/stream_bench.py              # 10,000 groups, 1% changed per batch, 5 rounds
     python benchmarks/stream_bench.py --quick      # 1,000 groups, 2 rounds (a smoke test)
+    python benchmarks/stream_bench.py --shuffle-partitions 2   # the state store's partitions = cores
 
 Two state tables start from the same first generation of a fleet (groups of 4
 members on 3 topics, embedded engine, ``cooperative-sticky``). Each round
@@ -58,11 +59,13 @@ def batch_rebalance(spark, table, path, schema):
         step = table.rebalance(spark.read.schema(schema).parquet(path), TOPICS, strategy=STRATEGY)
 
 
-def run(groups: int, rounds: int) -> dict:
+def run(groups: int, rounds: int, shuffle_partitions: int = 8) -> dict:
     from spark_assign import AssignmentTable, local_session
     from spark_assign.testing import EVENTS_SCHEMA, FLEET_SCHEMA, churn_rows, fleet_rows, membership_events
 
-    spark = local_session(**{"spark.sql.shuffle.partitions": "8"})
+    # The events form's state store has as many partitions as the session's shuffle partitions
+    # when its query first starts (kept in the checkpoint): one task each per micro-batch.
+    spark = local_session(**{"spark.sql.shuffle.partitions": str(shuffle_partitions)})
     work = tempfile.mkdtemp(prefix="stream-bench-")
     try:
         rows = fleet_rows(groups, seed=39, members=4, topics=3)
@@ -125,6 +128,7 @@ def run(groups: int, rounds: int) -> dict:
         return {"machine": {"python": platform.python_version(), "cores": os.cpu_count(), "spark": spark.version,
                             "engine": streamed.engine, "load_average": [round(x, 2) for x in os.getloadavg()]},
                 "rows": [{"groups": groups, "changed_per_batch": "1%", "rounds": rounds,
+                          "shuffle_partitions": shuffle_partitions,
                           "batch_seconds": med["batch"], "micro_batch_seconds": med["micro_batch"],
                           "micro_batch_vs_batch": med["micro_batch"] / med["batch"],
                           "query_seconds": med["query"], "query_vs_batch": med["query"] / med["batch"],
@@ -137,10 +141,14 @@ def run(groups: int, rounds: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--shuffle-partitions", type=int, default=8)
     args = parser.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    report = run(1_000, 2) if args.quick else run(10_000, 5)
-    out = RESULTS / ("stream-quick.json" if args.quick else "stream.json")
+    report = run(1_000, 2, args.shuffle_partitions) if args.quick else run(10_000, 5, args.shuffle_partitions)
+    name = "stream-quick" if args.quick else "stream"
+    if args.shuffle_partitions != 8:
+        name += f"-{args.shuffle_partitions}-partitions"
+    out = RESULTS / f"{name}.json"
     RESULTS.mkdir(exist_ok=True)
     out.write_text(json.dumps(report, indent=2))
     print(json.dumps(report, indent=2))

@@ -28,6 +28,8 @@ FILES = [
     ("fleet.json", "DataFrame method over a fleet (benchmarks/fleet_bench.py)"),
     ("state.json", "State table: incremental versus full (benchmarks/state_bench.py)"),
     ("stream.json", "Streaming rebalance: a micro-batch against the batch call (benchmarks/stream_bench.py)"),
+    ("stream-2-partitions.json", "Streaming rebalance with 2 shuffle partitions, the events form's state store's "
+                                 "(benchmarks/stream_bench.py --shuffle-partitions 2)"),
     ("sql.json", "SQL: kafka_partition and the table functions (benchmarks/sql_bench.py)"),
     ("murmur2.json", "murmur2 kernel, no Spark (benchmarks/murmur2_bench.py)"),
     ("replicas.json", "Replica placement and sticky reassignment (benchmarks/replica_bench.py)"),
