@@ -58,11 +58,6 @@ def needs_jars() -> list:
     return found
 
 
-def test_a_session_without_delta_spark_gets_the_embedded_engine(tmp_path):
-    assert run_child(tmp_path, {}) == {"has_delta_spark": False, "engine": "embedded", "version": 1,
-                                       "written_by": "embedded"}
-
-
 def test_the_delta_extension_without_its_jars_is_not_taken_for_delta_spark(tmp_path):
     """Spark starts with a missing extension class (it logs a warning); the catalog is left out,
     as Spark could not build it."""
@@ -71,27 +66,28 @@ def test_the_delta_extension_without_its_jars_is_not_taken_for_delta_spark(tmp_p
                                               "written_by": "embedded"}
 
 
-@pytest.mark.parametrize("how", ["spark.jars", "spark.driver.extraClassPath"])
-def test_jars_on_the_driver_give_the_delta_spark_engine(tmp_path, how):
+# spark.jars: local_session puts the jars named by the environment there (the next test).
+def test_jars_on_the_driver_classpath_give_the_delta_spark_engine(tmp_path):
     found = needs_jars()
-    value = ",".join(found) if how == "spark.jars" else os.pathsep.join(found)
-    assert run_child(tmp_path, {how: value, **DELTA_SQL}) == {
+    assert run_child(tmp_path, {"spark.driver.extraClassPath": os.pathsep.join(found), **DELTA_SQL}) == {
         "has_delta_spark": True, "engine": "delta-spark", "version": 1, "written_by": "delta-spark"}
 
 
 def test_local_session_loads_the_jars_named_by_the_environment(tmp_path):
+    """Through ``spark.jars``, which local_session sets from the folder."""
     found = needs_jars()
     result = run_child(tmp_path, {}, local_session=True,
                        env={"SPARK_ASSIGN_DELTA_JARS": str(Path(found[0]).parent)})
     assert (result["engine"], result["written_by"]) == ("delta-spark", "delta-spark")
 
 
-def test_local_session_starts_quietly(tmp_path):
-    """Spark's start-up lines (host name, native libraries, log profile, log level) stay off the
-    terminal; only the JVM's own note on the incubator module Spark's launcher adds remains."""
+def test_a_session_without_delta_spark_starts_quietly_on_the_embedded_engine(tmp_path):
+    """Without delta-spark's jars: the embedded engine writes the table. Spark's start-up lines
+    (host name, native libraries, log profile, log level) stay off the terminal; only the JVM's
+    own note on the incubator module Spark's launcher adds remains."""
     lines = []
-    assert run_child(tmp_path, {}, local_session=True, env={"SPARK_ASSIGN_DELTA_JARS": ""},
-                     stderr=lines)["version"] == 1
+    assert run_child(tmp_path, {}, local_session=True, env={"SPARK_ASSIGN_DELTA_JARS": ""}, stderr=lines) == {
+        "has_delta_spark": False, "engine": "embedded", "version": 1, "written_by": "embedded"}
     assert [line for line in lines if "incubator modules" not in line] == []
 
 

@@ -253,7 +253,7 @@ def test_two_queries_on_one_table_lose_no_generation(spark, tmp_path):
     committed, tables = [], []
     queries = []
     for name, seed in (("a", 31), ("b", 32)):
-        write_batches(str(tmp_path / f"membership-{name}"), membership_batches(seed=seed))
+        write_batches(str(tmp_path / f"membership-{name}"), membership_batches(seed=seed, churns=1))
         table = AssignmentTable(spark, str(tmp_path / "table"))
         run = table.foreach_batch(TOPICS, strategy="cooperative-sticky", max_attempts=20)
 
