@@ -21,11 +21,13 @@ __all__ = [
     "ReadOnlyError",
     "UnknownStrategyError",
     "StateTableError",
+    "ToolOutputError",
     "NeedsSparkError",
     "ConcurrentRebalanceError",
     "CommitConflict",
     "SparkAssignWarning",
     "MissingTopicWarning",
+    "AssumptionWarning",
     "UnknownColumnWarning",
     "StrategyListWarning",
     "EmptyInputWarning",
@@ -141,6 +143,27 @@ class UnknownStrategyError(SparkAssignError, ValueError):
         )
 
 
+class ToolOutputError(SparkAssignError, ValueError):
+    """Text that should be the output of one of Kafka's admin tools, and is not (truncated,
+    from another tool, or in a layout this version does not know): the message names the
+    source and the line.
+
+    Parameters
+    ----------
+    problem:
+        What is wrong with the text.
+    source:
+        Where the text came from (a file name, ``stdin``).
+    line:
+        The 1-based line that was not understood, if there is one.
+    """
+
+    def __init__(self, problem: str, *, source: str, line: Optional[int] = None) -> None:
+        self.problem, self.source, self.line = problem, source, line
+        where = f"{source}, line {line}" if line is not None else source
+        super().__init__(f"{where}: {problem}")
+
+
 class StateTableError(SparkAssignError):
     """The assignment state table is unusable (foreign schema, unsupported protocol, ...)."""
 
@@ -171,6 +194,11 @@ class NeedsSparkError(StateTableError):
 class SparkAssignWarning(UserWarning):
     """Base class of the warnings spark-assign gives (through :mod:`warnings`) for input that
     Kafka accepts but that is likely a mistake."""
+
+
+class AssumptionWarning(SparkAssignWarning):
+    """An input lacked a fact and spark-assign assumed one, or used a part of it only (the
+    output of one of Kafka's tools read as a current placement, say): the message says what."""
 
 
 class MissingTopicWarning(SparkAssignWarning):

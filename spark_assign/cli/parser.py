@@ -196,8 +196,8 @@ def _replicas(sub, common: argparse.ArgumentParser) -> None:
     place = actions.add_parser(
         "place", help="a placement or reassignment; optionally committed to a replica table", parents=[common],
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Place --topics on --brokers. With --current (Kafka's reassignment JSON of the current\n"
-                    "assignment) or --table (a replica table: its latest generation), reassign the current\n"
+        description="Place --topics on --brokers. With --current (the current assignment: Kafka's reassignment\n"
+                    "JSON, kafka-reassign-partitions' or kafka-topics --describe's output) or --table (a replica table: its latest generation), reassign the current\n"
                     "placement. --json writes the reassignment for kafka-reassign-partitions --execute.")
     place.add_argument("--topics", metavar="PATH|TABLE|NAME=P,...",
                        help="rows (topic, num_partitions[, replication_factor, cluster_id]), or inline: "
@@ -216,8 +216,9 @@ def _replicas(sub, common: argparse.ArgumentParser) -> None:
                        help="admin-utils: Kafka's fixed start index")
     place.add_argument("--rack-aware", choices=RACK_AWARE_MODES, dest="rack_aware",
                        help="Kafka's rack-aware mode (default: enforced)")
-    place.add_argument("--current", metavar="FILE.json",
-                       help="the current assignment, as kafka-reassign-partitions prints and takes it")
+    place.add_argument("--current", metavar="FILE",
+                       help="the current assignment: the JSON kafka-reassign-partitions prints and takes, the whole "
+                            "output of its --generate or --execute, or the output of kafka-topics --describe")
     place.add_argument("--table", metavar="PATH|TABLE", help="a replica table to commit the placement to")
     place.add_argument("--cluster", metavar="ID", help="with --table and --json: the cluster to write")
     place.add_argument("--json", metavar="FILE|-",

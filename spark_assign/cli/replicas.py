@@ -1,9 +1,10 @@
 """``spark-assign replicas``: place and reassign Kafka replicas on brokers, and their history.
 
 * ``replicas place``: the placement of ``--topics`` on ``--brokers`` (files,
-  catalog tables or inline flags). With ``--current`` (the current assignment,
-  in the JSON ``kafka-reassign-partitions`` prints and takes), a reassignment
-  of it; with ``--table``, the next generation of a replica table
+  catalog tables or inline flags). With ``--current`` (the current assignment:
+  the JSON ``kafka-reassign-partitions`` prints and takes, that tool's whole
+  output, or ``kafka-topics --describe``'s; :mod:`spark_assign.kafka`), a
+  reassignment of it; with ``--table``, the next generation of a replica table
   (:class:`~spark_assign.ReplicaTable`: the table's latest generation is the
   current placement, only changed clusters are recomputed, one commit).
   ``--json FILE`` writes what to give ``kafka-reassign-partitions --execute
@@ -25,7 +26,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ..core.replicas.api import get_replica_method
 from .inputs import check_input, read_input
-from .reassignment import Replicas, format_reassignment, parse_reassignment
+from ..kafka.placement import read_current_placement
+from ..kafka.reassignment import Replicas, format_reassignment
 from .runtime import CliError, require_table, writable_table
 from .tables import format_seconds, format_table
 
@@ -69,7 +71,7 @@ def _checked_place_args(args) -> Tuple[Optional[List[Replicas]], Optional[str]]:
             text = open(path, encoding="utf-8").read()
         except UnicodeDecodeError:
             raise CliError(f"--current: {args.current} is not UTF-8 text") from None
-        current = parse_reassignment(text, f"--current {args.current}")
+        current = read_current_placement(text, f"--current {args.current}").partitions    # warns what it assumed
     location = writable_table(args.table) if args.table is not None else None
     if args.json is not None and args.json != "-":
         folder = os.path.dirname(os.path.abspath(os.path.expanduser(args.json)))

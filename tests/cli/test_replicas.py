@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 
 from deltalake import DeltaTable
 
-from spark_assign.cli.reassignment import format_reassignment, parse_reassignment
+from spark_assign.kafka.reassignment import format_reassignment, parse_reassignment
 from spark_assign.core import Broker, place_replicas
 from spark_assign.core.replicas.fleet import topic_seed
 
@@ -66,6 +66,26 @@ def test_a_reassignment_of_kafkas_current_assignment_lists_only_what_changes(cli
                                                 enumerate(zip(after.replicas, before.replicas)) if r != old}
     printed = "\n".join(run.out.strip().splitlines()[:-1])                 # the JSON is the last line
     assert brokers(printed)[4] == (after.replicas_per_broker()[4], after.leaders_per_broker()[4])
+
+
+def test_the_whole_output_of_kafkas_generate_is_a_current_assignment(cli, tmp_path):
+    """What a user pastes: kafka-reassign-partitions --generate's output, titles and both JSONs.
+    Its current assignment is read (one line on stderr says so), its proposal left alone."""
+    before = place_replicas(BROKERS, 6, 2, method="admin-utils", start_index=0)
+    kafkas = place_replicas(BROKERS + [Broker(4, "a")], 6, 2, method="admin-utils", start_index=1)
+    current = [("orders", p, r) for p, r in enumerate(before.replicas)]
+    output = tmp_path / "generate-output.txt"
+    output.write_text(f"Current partition replica assignment\n{format_reassignment(current)}\n\n"
+                      "Proposed partition reassignment configuration\n"
+                      f"{format_reassignment([('orders', p, r) for p, r in enumerate(kafkas.replicas)])}\n",
+                      encoding="utf-8")
+    run = cli("replicas", "place", "--current", output, "--brokers", "1:a,2:b,3:c,4:a", "--json", "-")
+    assert run.status == 0, run.err
+    assert "(kafka-reassign-partitions --generate output): read its current assignment" in run.err
+    after = place_replicas(BROKERS + [Broker(4, "a")], 6, 2, method="sticky", previous=before)
+    moves = parse_reassignment(run.out.strip().splitlines()[-1], "stdout")
+    assert {(t, p): r for t, p, r in moves} == {("orders", p): r for p, (r, old) in
+                                                enumerate(zip(after.replicas, before.replicas)) if r != old}
 
 
 def test_a_replica_table_from_csv_files_commits_generations_and_writes_the_moves(cli, tmp_path):

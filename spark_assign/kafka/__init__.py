@@ -1,0 +1,13 @@
+"""Kafka's own formats, read: the text its admin tools print (no Spark needed).
+
+* :mod:`.reassignment`: ``kafka-reassign-partitions``' JSON, alone or in the tool's output;
+* :mod:`.topics`: ``kafka-topics --describe``;
+* :mod:`.placement`: a cluster's current replica placement from any of them.
+"""
+
+from .placement import CurrentPlacement, read_current_placement
+from .reassignment import ReassignmentOutput, format_reassignment, parse_reassignment, read_reassignment_output
+from .topics import PartitionDescription, read_topics_describe
+
+__all__ = ["CurrentPlacement", "read_current_placement", "ReassignmentOutput", "format_reassignment",
+           "parse_reassignment", "read_reassignment_output", "PartitionDescription", "read_topics_describe"]
