@@ -68,8 +68,11 @@ def test_a_killed_replica_rebalance_leaves_the_old_or_the_new_version(spark, tmp
         assert rows(table) == after, point
 
 
-# One engine: the generation loop and its compare-and-set are the consumer tables' (raced on both
-# engines in test_processes.py); this race checks what is the replica kind's own (its key and heads).
+# One engine, in the soak run (--soak): the generation loop and its compare-and-set are the consumer
+# tables' (raced by processes in test_processes.py, by two delta-spark commits in
+# test_exact_versions.py, by two streaming queries in test_stream.py); this race checks what is the
+# replica kind's own (its key and heads), which the kill above and test_replica_table.py also run.
+@pytest.mark.soak
 @pytest.mark.parametrize("engine", ["embedded"])
 def test_concurrent_replica_rebalances_lose_no_generation(spark, tmp_path, engine):
     table = ReplicaTable(spark, str(tmp_path / "shared"), engine=engine)

@@ -180,11 +180,10 @@ class DeltaSparkBackend:
         return self.spark.catalog.tableExists(self.location)
 
     def create(self, description: str) -> None:
-        from delta.tables import DeltaTable
-        from pyspark.sql.pandas.types import from_arrow_schema
-
         from delta.exceptions import (ConcurrentWriteException, DeltaConcurrentModificationException,
                                       MetadataChangedException, ProtocolChangedException)
+        from delta.tables import DeltaTable
+        from pyspark.sql.pandas.types import from_arrow_schema
 
         builder = DeltaTable.createIfNotExists(self.spark)
         builder = builder.location(self.location) if self.by_path else builder.tableName(self.location)

@@ -3,8 +3,9 @@
 Each micro-batch carries the full current membership of every group it
 mentions (the *snapshot* form: the rows ``rebalance`` takes); groups it does
 not mention are left as they are. The *events* form (join, update, leave) is
-turned into that by :func:`~.events.membership_from_events` upstream. :class:`BatchRebalance` is the
-``foreachBatch`` function: it rebalances the table with the batch's rows.
+turned into that upstream, by :func:`~.events.membership_from_events`.
+:class:`BatchRebalance` is the ``foreachBatch`` function: it rebalances the
+table with the batch's rows.
 
 Exactly once. A micro-batch's rebalance records Delta's application
 transaction ``(app_id, batch_id)`` in the same commit as its generations
