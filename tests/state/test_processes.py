@@ -8,7 +8,8 @@
 
 Each child is a JVM, so the crossings are chosen, not multiplied: every fault point runs on
 every engine, each on one compute path, and the two engines take opposite paths
-(:data:`FAULT_PATHS`), so every (fault point, path) pair runs too. The racing writers mix both
+(:data:`FAULT_PATHS`), so every (fault point, path) pair runs too; two of delta-spark's
+crossings run as a streaming query's kills (:data:`IN_THE_STREAM_TESTS`). The racing writers mix both
 paths in one race, on the embedded engine, whose compare-and-set is spark-assign's own; the
 compare-and-set of both engines is proven in-process, without JVMs, by ``test_commit_races.py``
 and ``test_exact_versions.py`` (two delta-spark commits racing).
@@ -95,13 +96,31 @@ FAULT_PATHS = {"before-write": True, "after-write": False, "before-commit": True
                "during-write": False}
 
 
+#: (point, engine) crossings a streaming query's kill runs instead (tests/state/test_stream_processes.py:
+#: "mid-write" is "after-write"; its batches are few groups, so the driver path, which is the one these
+#: take on delta-spark). The stream's rerun finds the batch by its transaction; the embedded engine's
+#: children here check the rerun that finds the generation by its groups' fingerprints.
+IN_THE_STREAM_TESTS = {("after-write", "delta-spark"), ("after-commit", "delta-spark")}
+
+
 def in_driver_for(point, engine):
     """The compute path fault ``point`` runs on with ``engine`` (see :data:`FAULT_PATHS`)."""
     return FAULT_PATHS[point] == (engine == "embedded")
 
 
+def faults_for(engine):
+    """The fault points this file kills ``engine``'s rebalances at."""
+    return [point for point in FAULTS if (point, engine) not in IN_THE_STREAM_TESTS]
+
+
 def test_every_fault_point_and_path_pair_is_covered_by_the_two_engines():
-    pairs = {(point, in_driver_for(point, engine)) for point in FAULTS for engine in ("embedded", "delta-spark")}
+    from .test_stream_processes import POINTS
+
+    pairs = {(point, in_driver_for(point, engine)) for engine in ("embedded", "delta-spark")
+             for point in faults_for(engine)}
+    streamed = {point for point, _ in IN_THE_STREAM_TESTS}
+    assert streamed <= {fault for fault, _ in POINTS.values()}
+    pairs |= {(point, True) for point in streamed}             # the stream's driver path, on both engines
     assert pairs == {(point, path) for point in FAULTS for path in (True, False)}
 
 
@@ -117,7 +136,7 @@ def test_a_killed_rebalance_leaves_the_old_or_the_new_version(spark, tmp_path, e
     state2 = owners(reference.latest())
 
     tables, procs = {}, {}
-    for point in FAULTS:
+    for point in faults_for(engine):
         tables[point] = AssignmentTable(spark, str(tmp_path / point), engine=engine)
         tables[point].rebalance(spark.createDataFrame(rows1, SUBS), TOPICS, "sticky")
         child = spec(tmp_path, point, tables[point],
@@ -133,7 +152,7 @@ def test_a_killed_rebalance_leaves_the_old_or_the_new_version(spark, tmp_path, e
             break
         time.sleep(0.05)
 
-    for point in FAULTS:
+    for point in faults_for(engine):
         code, out, err = finish(procs[point])
         table = tables[point]
         version = DeltaTable(table.path).version()
