@@ -1,0 +1,197 @@
+"""The text ``kafka-consumer-groups.sh --describe --members`` prints, read back: each group's
+members and what they own, and the subscription rows ``assign_partitions`` takes.
+
+Layout (``org.apache.kafka.tools.consumer.group.ConsumerGroupCommand``, ``printMembers``): per
+group, a blank line, a header and one line per member, in columns padded with spaces to the
+widest value (so a value starts where its header does). The header is ``GROUP``,
+``CONSUMER-ID``, ``GROUP-INSTANCE-ID`` (only when a member of the group has one), ``HOST``,
+``CLIENT-ID``, ``#PARTITIONS``, and with ``--verbose``:
+
+* releases with KIP-848's columns: ``CURRENT-EPOCH``, ``CURRENT-ASSIGNMENT``, ``TARGET-EPOCH``,
+  ``TARGET-ASSIGNMENT`` (and ``UPGRADED`` while a group migrates to KIP-848), an assignment
+  written ``topic:0,1;other:2`` (topics sorted, partitions ascending);
+* earlier releases: ``ASSIGNMENT``, written ``topic(0,1), other(2)``.
+
+Java pads by UTF-16 units (a character outside the Basic Multilingual Plane, an emoji, counts
+two), and so does this reader when it cuts a line at the header's columns.
+
+``-`` stands for a missing value. The text does not list subscriptions; see
+:func:`subscription_rows` for what is assumed.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ..errors import AssumptionWarning, InvalidInputError, ToolOutputError
+
+__all__ = ["GroupMember", "read_group_members", "subscription_rows", "ASSUMPTIONS"]
+
+MISSING = "-"
+TopicPartitions = List[Tuple[str, int]]
+#: How :func:`subscription_rows` fills in the subscriptions the text lacks.
+ASSUMPTIONS = ("group", "assigned")
+_REQUIRED = ("GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS")
+_OLD_ASSIGNMENT = re.compile(r"([^\s(),]+)\(([\d,]*)\)")
+
+
+@dataclass(frozen=True)
+class GroupMember:
+    """One member line of ``kafka-consumer-groups --describe --members``."""
+
+    group_id: str
+    member_id: str
+    group_instance_id: Optional[str]
+    host: str
+    client_id: str
+    partition_count: int
+    assignment: Optional[TopicPartitions]          # None: not printed (no --verbose)
+    target_assignment: Optional[TopicPartitions]   # KIP-848's column (--verbose), else None
+
+
+def read_group_members(text: str, source: str) -> List[GroupMember]:
+    """The members of every group in ``text`` (``--describe --members``, with or without
+    ``--verbose``, one group or ``--all-groups``), in the order printed.
+
+    Example::
+
+        members = read_group_members(open("groups.txt").read(), "groups.txt")
+        [(m.group_id, m.member_id, m.assignment) for m in members]
+    """
+    lines = text.splitlines()
+    members: List[GroupMember] = []
+    starts: Optional[List[Tuple[str, int]]] = None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        if line.startswith("GROUP ") and "CONSUMER-ID" in line:
+            starts = _columns(line, source, number)
+        elif line.startswith("Consumer group ") or line.startswith("Error: "):
+            continue           # "... has no active members." / "... does not exist.": no member line
+        elif starts is None:
+            raise ToolOutputError(f"not understood: {line.strip()[:80]!r} (the members of kafka-consumer-groups "
+                                  "--describe --members follow a 'GROUP  CONSUMER-ID ...' header)",
+                                  source=source, line=number)
+        else:
+            members.append(_member(_cells(line, starts), source, number))
+    if starts is None:
+        raise ToolOutputError("no 'GROUP  CONSUMER-ID ...' header: not the output of kafka-consumer-groups "
+                              "--describe --members", source=source, line=1)
+    return members
+
+
+def _columns(header: str, source: str, number: int) -> List[Tuple[str, int]]:
+    found = [(m.group(0), m.start()) for m in re.finditer(r"\S+", header)]
+    names = [name for name, _ in found]
+    missing = [name for name in _REQUIRED if name not in names]
+    if missing:
+        raise ToolOutputError(f"a members header without {', '.join(missing)}: --describe --offsets or --state "
+                              "output? (give --members)", source=source, line=number)
+    return found
+
+
+def _cells(line: str, starts: List[Tuple[str, int]]) -> Dict[str, str]:
+    """A member line cut at the header's column starts (each value is padded to its column, in
+    UTF-16 units as Java counts them; the header is ASCII, so its offsets are such units too)."""
+    units = line.encode("utf-16-le")
+    cells = {}
+    for k, (name, start) in enumerate(starts):
+        end = 2 * starts[k + 1][1] if k + 1 < len(starts) else len(units)
+        cells[name] = units[2 * start:end].decode("utf-16-le", errors="replace").strip()
+    return cells
+
+
+def _member(cells: Dict[str, str], source: str, number: int) -> GroupMember:
+    if not cells["GROUP"] or not cells["CONSUMER-ID"]:
+        raise ToolOutputError("a member line without its group or consumer id: cut short, or its columns do not "
+                              "line up with the header", source=source, line=number)
+    count = cells["#PARTITIONS"]
+    if not count.isdigit():
+        raise ToolOutputError(f"#PARTITIONS: {count!r} is not a count: the columns do not line up with the header",
+                              source=source, line=number)
+    instance = cells.get("GROUP-INSTANCE-ID", MISSING)
+    assignment = cells.get("CURRENT-ASSIGNMENT", cells.get("ASSIGNMENT"))
+    target = cells.get("TARGET-ASSIGNMENT")
+    return GroupMember(
+        group_id=cells["GROUP"], member_id=cells["CONSUMER-ID"],
+        group_instance_id=None if instance in ("", MISSING) else instance,
+        host=cells["HOST"], client_id=cells["CLIENT-ID"], partition_count=int(count),
+        assignment=None if assignment is None else _assignment(assignment, source, number),
+        target_assignment=None if target is None else _assignment(target, source, number))
+
+
+def _assignment(text: str, source: str, number: int) -> TopicPartitions:
+    """``topic:0,1;other:2`` (KIP-848's layout) or ``topic(0,1), other(2)`` (earlier); ``-``: none."""
+    if text in ("", MISSING):
+        return []
+    out: TopicPartitions = []
+    if "(" in text:
+        matched = _OLD_ASSIGNMENT.findall(text)
+        if ", ".join(f"{t}({p})" for t, p in matched) != text:
+            raise ToolOutputError(f"ASSIGNMENT: {text[:80]!r} is not 'topic(0,1), other(2)'", source=source,
+                                  line=number)
+        pairs = matched
+    else:
+        pairs = [tuple(part.rsplit(":", 1)) for part in text.split(";")]
+        if any(len(p) != 2 for p in pairs):
+            raise ToolOutputError(f"ASSIGNMENT: {text[:80]!r} is not 'topic:0,1;other:2'", source=source,
+                                  line=number)
+    for topic, partitions in pairs:
+        ids = [p for p in partitions.split(",") if p]
+        if not ids or not all(p.isdigit() for p in ids):
+            raise ToolOutputError(f"ASSIGNMENT: {topic!r} has no partition list in {text[:80]!r}", source=source,
+                                  line=number)
+        out += [(topic, int(p)) for p in ids]
+    return out
+
+
+def subscription_rows(members: Sequence[GroupMember], assume: str = "group",
+                      source: str = "the members") -> List[tuple]:
+    """``assign_partitions``' input rows ``(group_id, member_id, topic, group_instance_id, rack,
+    owned_partitions, generation)`` for ``members`` read with ``--verbose`` (their assignment is
+    each member's ``owned_partitions``).
+
+    The text does not say what a member subscribes to; ``assume`` says what to take, and an
+    :class:`~spark_assign.errors.AssumptionWarning` repeats it in one line:
+
+    * ``"group"`` (default): every member subscribes to every topic its group holds (the usual
+      case, where a group's members run one program); an idle member too;
+    * ``"assigned"``: a member subscribes to the topics it holds; an idle member to none, and it
+      is left out.
+
+    Example::
+
+        rows = subscription_rows(read_group_members(text, "groups.txt"))
+        spark.createDataFrame(rows, "group_id string, member_id string, topic string, "
+                              "group_instance_id string, rack string, owned_partitions array<int>, generation int")
+    """
+    if assume not in ASSUMPTIONS:
+        raise InvalidInputError(f"assume must be one of {', '.join(ASSUMPTIONS)}; got {assume!r}", column="assume",
+                                rows=[assume])
+    unverbose = [m for m in members if m.assignment is None]
+    if unverbose:
+        raise ToolOutputError("the members' assignments are not in the text: run kafka-consumer-groups --describe "
+                              "--members with --verbose", source=source)
+    held: Dict[str, List[str]] = {}
+    for m in members:
+        for topic, _ in m.assignment or []:
+            if topic not in held.setdefault(m.group_id, []):
+                held[m.group_id].append(topic)
+    rows = []
+    for m in members:
+        owned: Dict[str, List[int]] = {}
+        for topic, partition in m.assignment or []:
+            owned.setdefault(topic, []).append(partition)
+        topics = sorted(held.get(m.group_id, [])) if assume == "group" else sorted(owned)
+        rows += [(m.group_id, m.member_id, t, m.group_instance_id, None, sorted(owned.get(t, [])), None)
+                 for t in topics]
+    idle = sum(1 for m in members if not m.assignment)
+    said = ("every member subscribes to every topic its group holds" if assume == "group"
+            else "a member subscribes to the topics it holds")
+    warnings.warn(f"{source}: kafka-consumer-groups does not print subscriptions; assumed {said}"
+                  + (f" ({idle} idle members {'get them too' if assume == 'group' else 'left out'})" if idle else ""),
+                  AssumptionWarning, stacklevel=2)
+    return rows
