@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 from ..core.consumer.model import check_topics
 from ..errors import InvalidInputError
 from ..state.consumer.driver import DRIVER_ROWS, driver_table_reason
-from .inputs import FORMATS, detect_format, parse_topics_spec
+from .inputs import FORMATS, detect_format, kafka_text_table, parse_topics_spec
 
 __all__ = ["DriverInputs", "Path", "choose_path", "read_arrow_file", "DRIVER_BYTES"]
 
@@ -72,13 +72,13 @@ def choose_path(args) -> Path:
         return Path(None, f"--table: {reason}")
     topics = parse_topics_spec(args.topics)
     if topics is None:
-        found = read_arrow_file(args.topics)
+        found = read_arrow_file(args.topics, "--topics")
         if isinstance(found, str):
             return Path(None, f"--topics: {found}")
         topics = _topic_counts(found)
         if topics is None:
             return Path(None, "--topics: other than one (topic, num_partitions) row per topic")
-    subs = read_arrow_file(args.subscriptions)
+    subs = read_arrow_file(args.subscriptions, "--subscriptions", getattr(args, "assume_subscriptions", "group"))
     if isinstance(subs, str):
         return Path(None, f"--subscriptions: {subs}")
     if subs.num_rows > DRIVER_ROWS:
@@ -86,13 +86,16 @@ def choose_path(args) -> Path:
     return Path(DriverInputs(subs, topics), f"{subs.num_rows:,} subscription rows")
 
 
-def read_arrow_file(value: str) -> Union[pa.Table, str]:
-    """The file or folder ``value`` (Parquet, CSV or a Delta folder) as an Arrow table typed as
-    the Spark reader types it, or why it is read through Spark instead (JSON lines among them)."""
+def read_arrow_file(value: str, option: str = "--subscriptions", assume: str = "group") -> Union[pa.Table, str]:
+    """The file or folder ``value`` (Parquet, CSV, a Delta folder, or Kafka's tools' text for
+    ``option``, see :func:`.inputs.kafka_text_table`) as an Arrow table typed as the Spark reader
+    types it, or why it is read through Spark instead (JSON lines among them)."""
     path = os.path.abspath(os.path.expanduser(value))
     if not os.path.exists(path):
         return "a catalog table is read through Spark"
     kind = detect_format(path)
+    if kind == "kafka-text":            # bad text raises here: nothing to gain from Spark
+        return kafka_text_table(path, option, assume)
     if kind == "json":          # pyarrow infers JSON types its own way (ISO dates as timestamps)
         return "JSON is typed by Spark's reader"
     files = _files(path, kind)

@@ -7,7 +7,11 @@ An input is, in this order of detection:
   its rack after a colon if it has one;
 * a path: a Delta folder (it holds ``_delta_log``), or Parquet, CSV (with a
   header row) or JSON lines, told apart by the file extension (for a folder:
-  by the extension of the files in it);
+  by the extension of the files in it); or the text one of Kafka's tools
+  printed (``.txt``, ``.log``, ``.out``): ``kafka-consumer-groups --describe
+  --members --verbose`` for ``--subscriptions`` (the subscriptions assumed as
+  ``--assume-subscriptions`` says), ``kafka-topics --describe`` for
+  ``--topics`` (:mod:`spark_assign.kafka`, :func:`kafka_text_table`);
 * anything else: a table in Spark's catalog.
 
 CSV has no types: ``generation``, ``num_partitions``, ``partition``,
@@ -29,13 +33,14 @@ from ..errors import InvalidInputError
 from .runtime import CliError, is_delta_table, is_path
 
 __all__ = ["FORMATS", "detect_format", "check_input", "read_input", "parse_topics_spec", "parse_brokers_spec",
-           "check_rebalance_inputs", "read_rebalance_inputs", "rebalance_strategy"]
+           "check_rebalance_inputs", "read_rebalance_inputs", "rebalance_strategy", "kafka_text_table"]
 
 #: File extensions of each format.
 FORMATS = {
     "parquet": (".parquet", ".pq"),
     "csv": (".csv",),
     "json": (".json", ".jsonl", ".ndjson"),
+    "kafka-text": (".txt", ".log", ".out"),
 }
 _INTEGER_COLUMNS = ("generation", "num_partitions", "partition", "replication_factor", "broker_id", "replica_index")
 _BOOLEAN_COLUMNS = ("fenced",)
@@ -134,9 +139,45 @@ def check_input(value: str, option: str) -> None:
             raise CliError(f"{option}: {e}") from None
 
 
-def read_input(spark, value: str, option: str):
+def kafka_text_table(path: str, option: str, assume: str = "group"):
+    """The text of one of Kafka's tools at ``path`` (a file, or a folder of them) as the rows
+    ``option`` takes, an Arrow table: ``--subscriptions`` from ``kafka-consumer-groups --describe
+    --members --verbose`` (subscriptions assumed as ``assume`` says, see
+    :func:`spark_assign.kafka.subscription_rows`), ``--topics`` (``topic, num_partitions``) from
+    ``kafka-topics --describe``.
+
+    Example::
+
+        kafka_text_table("groups.txt", "--subscriptions").column_names[:3]   # group_id, member_id, topic
+    """
+    import pyarrow as pa
+
+    from ..kafka import read_group_members, read_topics_describe, subscription_rows
+
+    files = [path] if os.path.isfile(path) else sorted(
+        os.path.join(root, n) for root, _, names in os.walk(path) for n in names if n.lower().endswith(
+            FORMATS["kafka-text"]) and not n.startswith(("_", ".")))
+    texts = [(f, open(f, encoding="utf-8").read()) for f in files]
+    if option == "--subscriptions":
+        rows = [r for f, text in texts for r in subscription_rows(read_group_members(text, f), assume, f)]
+        names = ["group_id", "member_id", "topic", "group_instance_id", "rack", "owned_partitions", "generation"]
+        types = [pa.string()] * 5 + [pa.list_(pa.int32()), pa.int32()]
+        return pa.table({n: pa.array([r[i] for r in rows], t) for i, (n, t) in enumerate(zip(names, types))})
+    if option == "--topics":
+        counts: Dict[str, int] = {}
+        for f, text in texts:
+            for p in read_topics_describe(text, f):
+                counts[p.topic] = counts.get(p.topic, 0) + 1
+        return pa.table({"topic": pa.array(list(counts), pa.string()),
+                         "num_partitions": pa.array(list(counts.values()), pa.int32())})
+    raise CliError(f"{option}: {path} is text; Kafka's tools' text is read for --subscriptions "
+                   "(kafka-consumer-groups --describe --members --verbose) and --topics (kafka-topics --describe)")
+
+
+def read_input(spark, value: str, option: str, assume: str = "group"):
     """The input ``value`` of ``option`` as a Spark DataFrame (or, for inline topics, a dict;
-    inline brokers: a DataFrame ``broker_id int, rack string``)."""
+    inline brokers: a DataFrame ``broker_id int, rack string``); ``assume``: how subscriptions
+    are assumed from Kafka's members text (:func:`kafka_text_table`)."""
     if option == "--topics":
         inline = parse_topics_spec(value)
         if inline is not None:
@@ -158,6 +199,8 @@ def read_input(spark, value: str, option: str):
         return spark.read.parquet(path)
     if kind == "json":
         return spark.read.json(path)
+    if kind == "kafka-text":
+        return spark.createDataFrame(kafka_text_table(path, option, assume))
     return _typed_csv(spark.read.option("header", True).csv(path))
 
 
@@ -224,7 +267,8 @@ def check_rebalance_inputs(args) -> None:
 
 def read_rebalance_inputs(spark, args):
     """A rebalance's inputs, read: ``(subscriptions, topics, weights)``, weights None when not given."""
-    subscriptions = read_input(spark, args.subscriptions, "--subscriptions")
+    assume = getattr(args, "assume_subscriptions", "group")
+    subscriptions = read_input(spark, args.subscriptions, "--subscriptions", assume)
     topics = read_input(spark, args.topics, "--topics")
     weights = read_input(spark, args.weights, "--weights") if args.weights is not None else None
     return subscriptions, topics, weights

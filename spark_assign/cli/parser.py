@@ -174,6 +174,15 @@ def _strategy_flags(parser: argparse.ArgumentParser, default: tuple) -> None:
     _knob_flags(g)
 
 
+def _assume_flag(g) -> None:
+    from ..kafka.groups import ASSUMPTIONS
+
+    g.add_argument("--assume-subscriptions", choices=ASSUMPTIONS, default="group", dest="assume_subscriptions",
+                   help="with --subscriptions given as kafka-consumer-groups --describe --members --verbose "
+                        "text (.txt), which lists no subscriptions: every member subscribes to every topic its "
+                        "group holds (group, the default), or to the topics it holds (assigned)")
+
+
 def _knob_flags(g) -> None:
     """The load-aware knobs (docs/load-aware.md)."""
     g.add_argument("--max-count-skew", type=_positive, dest="max_count_skew", metavar="N",
@@ -270,7 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
     reb = add("rebalance", "one generation of real inputs into the state table",
               "Compute the next generation of every group whose inputs changed and commit it.\n"
               "Inputs: a Delta folder, a .parquet/.csv/.json file or folder, or a catalog table name;\n"
-              "--topics also takes NAME=PARTITIONS,... inline.")
+              "--topics also takes NAME=PARTITIONS,... inline; a .txt file is the text of Kafka's tools:\n"
+              "kafka-consumer-groups --describe --members --verbose (--subscriptions),\n"
+              "kafka-topics --describe (--topics).")
     reb.add_argument("--subscriptions", required=True, metavar="PATH|TABLE",
                      help="rows (group_id, member_id, topic[, group_instance_id, rack, owned_partitions, generation])")
     reb.add_argument("--topics", required=True, metavar="PATH|TABLE|NAME=P,...",
@@ -281,6 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     reb.add_argument("--weights", metavar="PATH|TABLE",
                      help="rows (topic, partition, weight[, group_id]): per-partition load (lag, bytes/s) of this "
                           "run; needed by load-aware, cooperative-load-aware and lag-based")
+    _assume_flag(reb)
     _knob_flags(reb)
     reb.add_argument("--limit", type=_count, default=20, metavar="N",
                      help="recomputed groups to list (default: %(default)s; 0: all)")
@@ -305,6 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the groups' strategy now, for all of them (default: each group's own, the strategy of "
                           "its latest generation in --table)")
     wif.add_argument("--weights", metavar="PATH|TABLE", help="per-partition weights, as for rebalance")
+    _assume_flag(wif)
     wif.add_argument("--scenario", action="append", metavar="SPEC",
                      help="repeatable; default: restart, leave, and switches to cooperative-sticky and uniform")
     wif.add_argument("--top", type=_count, default=3, metavar="N",

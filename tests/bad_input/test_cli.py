@@ -17,6 +17,15 @@ from ..cli.conftest import Run, run_cli
 from .conftest import STACK_MARKS
 
 TOPICS_CSV = "topic,num_partitions\norders,6\n"
+#: Kafka's tools' text (spark_assign.kafka): --offsets where --members is expected, --members
+#: without --verbose, and kafka-topics --describe cut short.
+OFFSETS_TEXT = ("\nGROUP           TOPIC           PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG             "
+                "CONSUMER-ID     HOST            CLIENT-ID\norders-app      orders          0          10    "
+                "          12              2               c-1             /10.0.0.1       app\n")
+MEMBERS_TEXT = ("\nGROUP           CONSUMER-ID     HOST            CLIENT-ID       #PARTITIONS     \n"
+                "orders-app      c-1             /10.0.0.1       app             3               \n")
+DESCRIBE_CUT = ("Topic: orders\tPartitionCount: 2\tReplicationFactor: 1\tConfigs: \n"
+                "\tTopic: orders\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\n")
 SUBS_CSV = "group_id,member_id,topic\npayments,c1,orders\n"
 
 
@@ -59,6 +68,16 @@ BEFORE_SPARK = [
     pytest.param(rebalance(subs="{tmp}/missing.csv"), "--subscriptions", id="subscriptions-missing-file"),
     pytest.param(rebalance(subs="{tmp}/members.txt/"), "--subscriptions", id="subscriptions-missing-folder"),
     pytest.param(rebalance(topics="{tmp}/topics.parquet"), "--topics", id="topics-missing-file"),
+    pytest.param(rebalance(subs=("file", "groups.txt", OFFSETS_TEXT)), "line 2: a members header without",
+                 id="subscriptions-kafka-offsets-text-for-members"),
+    pytest.param(rebalance(subs=("file", "groups.txt", MEMBERS_TEXT)), "with --verbose",
+                 id="subscriptions-kafka-members-text-without-verbose"),
+    pytest.param(rebalance(topics=("file", "topics.txt", DESCRIBE_CUT)), "lists 1 of its 2 partitions",
+                 id="topics-kafka-describe-text-cut-short"),
+    pytest.param(replicas("--current", ("file", "generate.txt", "Current partition replica assignment\n"
+                                        '{"version":1,"partitions":[{"topic":"orders","par')),
+                 "line 2: the JSON under 'Current partition replica assignment' is cut short",
+                 id="replicas-current-kafka-generate-output-cut-short"),
     pytest.param(rebalance(subs=("file", "subs.xlsx", "x")), "--subscriptions", id="subscriptions-unknown-file-type"),
     pytest.param(["rebalance", "--subscriptions", ("file", "s.csv", SUBS_CSV), "--topics", "a=1", "--table",
                   ("file", "t", "x"), "--strategy", "range"], "--table", id="table-is-a-file"),

@@ -150,3 +150,32 @@ def test_without_strategy_each_group_keeps_its_own_on_both_paths(cli, tmp_path):
     (tmp_path / "new.csv").write_text("group_id,member_id,topic\nnewcomer,n1,orders\n", encoding="utf-8")
     unknown = run_cli("what-if", "--subscriptions", tmp_path / "new.csv", *table)
     assert unknown.status != 0 and "'newcomer'" in unknown.err and "no generation" in unknown.err
+
+
+def test_kafkas_own_text_is_a_rebalance_input_without_spark(tmp_path):
+    """The issue's first try: kafka-consumer-groups --describe --members --verbose and
+    kafka-topics --describe, saved as .txt, given as they are. Subscriptions are assumed (one
+    warning line says how, and gives the idle member the group's topic); what each member holds
+    is its claim, which sticky keeps where balance allows."""
+    from ..kafka.test_group_members import members_output
+
+    held = [("c-1", "static-ü", "/10.0.0.1", "app", [("orders", 0), ("orders", 1)], []),
+            ("c-2", "", "/10.0.0.2", "app", [("orders", 2), ("orders", 3)], []),
+            ("c-3", "", "/10.0.0.3", "app", [("orders", 4), ("orders", 5)], []),
+            ("c-4-idle", "", "/10.0.0.4", "app", [], [])]
+    (tmp_path / "groups.txt").write_text(members_output("orders-app", held, layout="old"), encoding="utf-8")
+    (tmp_path / "topics.txt").write_text(
+        "Topic: orders\tTopicId: 7n3cZp0JQxKJqk3sM9b0xA\tPartitionCount: 6\tReplicationFactor: 1\tConfigs: \n"
+        + "".join(f"\tTopic: orders\tPartition: {p}\tLeader: 1\tReplicas: 1\tIsr: 1\tElr: N/A\tLastKnownElr: N/A\n"
+                  for p in range(6)), encoding="utf-8")
+    run = run_cli("rebalance", "--subscriptions", tmp_path / "groups.txt", "--topics", tmp_path / "topics.txt",
+                  "--table", tmp_path / "state", "--strategy", "sticky")
+    assert run.status == 0, run.err
+    assert "spark-assign: warning:" in run.err and "every member subscribes to every topic its group holds" in run.err
+    assert figures(run.out)["path"].startswith("in this process, without Spark")
+    rows = state_rows(tmp_path / "state")
+    owners = dict(zip(rows["partition"], rows["member_id"]))
+    claims = {0: "c-1", 1: "c-1", 2: "c-2", 3: "c-2", 4: "c-3", 5: "c-3"}
+    # Sticky keeps the claims but one: the idle member, subscribed by the assumption, takes one.
+    assert sum(owners[p] == m for p, m in claims.items()) == 5 and list(owners.values()).count("c-4-idle") == 1
+    assert set(rows["members"]) == {4} and set(rows.loc[rows["member_id"] == "c-1", "group_instance_id"]) == {"static-ü"}
