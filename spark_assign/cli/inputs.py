@@ -10,8 +10,9 @@ An input is, in this order of detection:
   by the extension of the files in it); or the text one of Kafka's tools
   printed (``.txt``, ``.log``, ``.out``): ``kafka-consumer-groups --describe
   --members --verbose`` for ``--subscriptions`` (the subscriptions assumed as
-  ``--assume-subscriptions`` says), ``kafka-topics --describe`` for
-  ``--topics`` (:mod:`spark_assign.kafka`, :func:`kafka_text_table`);
+  ``--assume-subscriptions`` says), its ``--offsets`` for ``--weights`` (the
+  lags), ``kafka-topics --describe`` for ``--topics`` (:mod:`spark_assign.kafka`,
+  :func:`kafka_text_table`);
 * anything else: a table in Spark's catalog.
 
 CSV has no types: ``generation``, ``num_partitions``, ``partition``,
@@ -143,8 +144,9 @@ def kafka_text_table(path: str, option: str, assume: str = "group"):
     """The text of one of Kafka's tools at ``path`` (a file, or a folder of them) as the rows
     ``option`` takes, an Arrow table: ``--subscriptions`` from ``kafka-consumer-groups --describe
     --members --verbose`` (subscriptions assumed as ``assume`` says, see
-    :func:`spark_assign.kafka.subscription_rows`), ``--topics`` (``topic, num_partitions``) from
-    ``kafka-topics --describe``.
+    :func:`spark_assign.kafka.subscription_rows`), ``--weights`` (each partition's lag) from
+    ``kafka-consumer-groups --describe --offsets``, ``--topics`` (``topic, num_partitions``)
+    from ``kafka-topics --describe``.
 
     Example::
 
@@ -152,7 +154,7 @@ def kafka_text_table(path: str, option: str, assume: str = "group"):
     """
     import pyarrow as pa
 
-    from ..kafka import read_group_members, read_topics_describe, subscription_rows
+    from ..kafka import lag_weights, read_group_members, read_group_offsets, read_topics_describe, subscription_rows
 
     files = [path] if os.path.isfile(path) else sorted(
         os.path.join(root, n) for root, _, names in os.walk(path) for n in names if n.lower().endswith(
@@ -163,6 +165,12 @@ def kafka_text_table(path: str, option: str, assume: str = "group"):
         names = ["group_id", "member_id", "topic", "group_instance_id", "rack", "owned_partitions", "generation"]
         types = [pa.string()] * 5 + [pa.list_(pa.int32()), pa.int32()]
         return pa.table({n: pa.array([r[i] for r in rows], t) for i, (n, t) in enumerate(zip(names, types))})
+    if option == "--weights":
+        weights = [r for f, text in texts for r in lag_weights(read_group_offsets(text, f), f)]
+        return pa.table({"group_id": pa.array([r[0] for r in weights], pa.string()),
+                         "topic": pa.array([r[1] for r in weights], pa.string()),
+                         "partition": pa.array([r[2] for r in weights], pa.int32()),
+                         "weight": pa.array([r[3] for r in weights], pa.float64())})
     if option == "--topics":
         counts: Dict[str, int] = {}
         for f, text in texts:
@@ -171,7 +179,8 @@ def kafka_text_table(path: str, option: str, assume: str = "group"):
         return pa.table({"topic": pa.array(list(counts), pa.string()),
                          "num_partitions": pa.array(list(counts.values()), pa.int32())})
     raise CliError(f"{option}: {path} is text; Kafka's tools' text is read for --subscriptions "
-                   "(kafka-consumer-groups --describe --members --verbose) and --topics (kafka-topics --describe)")
+                   "(kafka-consumer-groups --describe --members --verbose), --weights (kafka-consumer-groups "
+                   "--describe --offsets: the lags) and --topics (kafka-topics --describe)")
 
 
 def read_input(spark, value: str, option: str, assume: str = "group"):

@@ -1,5 +1,6 @@
-"""The text ``kafka-consumer-groups.sh --describe --members`` prints, read back: each group's
-members and what they own, and the subscription rows ``assign_partitions`` takes.
+"""The text ``kafka-consumer-groups.sh --describe`` prints, read back: with ``--members``, each
+group's members and what they own, and the subscription rows ``assign_partitions`` takes; with
+``--offsets`` (the default), each partition's committed offset and lag, as weights.
 
 Layout (``org.apache.kafka.tools.consumer.group.ConsumerGroupCommand``, ``printMembers``): per
 group, a blank line, a header and one line per member, in columns padded with spaces to the
@@ -28,13 +29,15 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import AssumptionWarning, InvalidInputError, ToolOutputError
 
-__all__ = ["GroupMember", "read_group_members", "subscription_rows", "ASSUMPTIONS"]
+__all__ = ["GroupMember", "read_group_members", "subscription_rows", "ASSUMPTIONS", "PartitionLag",
+           "read_group_offsets", "lag_weights"]
 
 MISSING = "-"
 TopicPartitions = List[Tuple[str, int]]
 #: How :func:`subscription_rows` fills in the subscriptions the text lacks.
 ASSUMPTIONS = ("group", "assigned")
 _REQUIRED = ("GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS")
+_OFFSET_COLUMNS = ("GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG")
 _OLD_ASSIGNMENT = re.compile(r"([^\s(),]+)\(([\d,]*)\)")
 
 
@@ -83,13 +86,14 @@ def read_group_members(text: str, source: str) -> List[GroupMember]:
     return members
 
 
-def _columns(header: str, source: str, number: int) -> List[Tuple[str, int]]:
+def _columns(header: str, source: str, number: int, required: Sequence[str] = _REQUIRED,
+             hint: str = "--describe --offsets or --state output? (give --members)") -> List[Tuple[str, int]]:
+    """The header's column names and where each starts; every ``required`` one present."""
     found = [(m.group(0), m.start()) for m in re.finditer(r"\S+", header)]
     names = [name for name, _ in found]
-    missing = [name for name in _REQUIRED if name not in names]
+    missing = [name for name in required if name not in names]
     if missing:
-        raise ToolOutputError(f"a members header without {', '.join(missing)}: --describe --offsets or --state "
-                              "output? (give --members)", source=source, line=number)
+        raise ToolOutputError(f"a header without {', '.join(missing)}: {hint}", source=source, line=number)
     return found
 
 
@@ -194,4 +198,97 @@ def subscription_rows(members: Sequence[GroupMember], assume: str = "group",
     warnings.warn(f"{source}: kafka-consumer-groups does not print subscriptions; assumed {said}"
                   + (f" ({idle} idle members {'get them too' if assume == 'group' else 'left out'})" if idle else ""),
                   AssumptionWarning, stacklevel=2)
+    return rows
+
+
+# ----------------------------------------------------------------------------- --offsets
+
+@dataclass(frozen=True)
+class PartitionLag:
+    """One line of ``kafka-consumer-groups --describe --offsets``: a partition the group commits to."""
+
+    group_id: str
+    topic: str
+    partition: int
+    current_offset: Optional[int]      # None: ``-`` (nothing committed)
+    log_end_offset: Optional[int]
+    lag: Optional[int]                 # None: ``-`` (unknown without a committed offset)
+    member_id: Optional[str]           # None: ``-`` (no member holds it)
+
+
+def read_group_offsets(text: str, source: str) -> List[PartitionLag]:
+    """The partitions of every group in ``text`` (``--describe``, or ``--describe --offsets``,
+    with or without ``--verbose``: its ``LEADER-EPOCH`` column is skipped), in the order printed;
+    a member line without a partition (``-``) is skipped.
+
+    Layout (``printOffsets``): per group, a blank line, the header ``GROUP TOPIC PARTITION
+    [LEADER-EPOCH] CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID HOST CLIENT-ID`` and one line per
+    partition, padded as the members' lines are.
+
+    Example::
+
+        lags = read_group_offsets(open("offsets.txt").read(), "offsets.txt")
+        [(p.group_id, p.topic, p.partition, p.lag) for p in lags]
+    """
+    out: List[PartitionLag] = []
+    starts: Optional[List[Tuple[str, int]]] = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        if line.startswith("GROUP "):
+            starts = _columns(line, source, number, _OFFSET_COLUMNS,
+                              "--describe --members or --state output? (give --offsets)")
+        elif line.startswith("Consumer group ") or line.startswith("Error: "):
+            continue
+        elif starts is None:
+            raise ToolOutputError(f"not understood: {line.strip()[:80]!r} (the partitions of kafka-consumer-groups "
+                                  "--describe --offsets follow a 'GROUP  TOPIC  PARTITION ...' header)",
+                                  source=source, line=number)
+        else:
+            cells = _cells(line, starts)
+            if cells["PARTITION"] == MISSING:             # a member holding nothing
+                continue
+            values = {name: _offset(cells, name, source, number)
+                      for name in ("PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG")}
+            if values["PARTITION"] is None or not cells["GROUP"] or not cells["TOPIC"]:
+                raise ToolOutputError("a partition line without its group, topic or partition: cut short, or "
+                                      "its columns do not line up with the header", source=source, line=number)
+            member = cells.get("CONSUMER-ID", MISSING)
+            out.append(PartitionLag(cells["GROUP"], cells["TOPIC"], values["PARTITION"], values["CURRENT-OFFSET"],
+                                    values["LOG-END-OFFSET"], values["LAG"],
+                                    None if member in ("", MISSING) else member))
+    if starts is None:
+        raise ToolOutputError("no 'GROUP  TOPIC  PARTITION ...' header: not the output of kafka-consumer-groups "
+                              "--describe --offsets", source=source, line=1)
+    return out
+
+
+def _offset(cells: Dict[str, str], name: str, source: str, number: int) -> Optional[int]:
+    value = cells[name]
+    if value == MISSING:
+        return None
+    if not value.lstrip("-").isdigit():
+        raise ToolOutputError(f"{name}: {value!r} is not a number: the columns do not line up with the header",
+                              source=source, line=number)
+    return int(value)
+
+
+def lag_weights(lags: Sequence[PartitionLag], source: str = "the offsets") -> List[tuple]:
+    """Weight rows ``(group_id, topic, partition, weight)`` with each partition's lag as its
+    weight (``weights=`` of the load-aware strategies: the backlog each member would take on).
+
+    A partition whose lag is unknown (nothing committed: ``-``) gets no row, so it weighs its
+    group's mean (docs/load-aware.md); an :class:`~spark_assign.errors.AssumptionWarning` says
+    how many. A negative lag (an offset committed past the end, after a truncation) counts 0.
+
+    Example::
+
+        rows = lag_weights(read_group_offsets(text, "offsets.txt"))
+        spark.createDataFrame(rows, "group_id string, topic string, partition int, weight double")
+    """
+    rows = [(p.group_id, p.topic, p.partition, float(max(p.lag, 0))) for p in lags if p.lag is not None]
+    unknown = len(lags) - len(rows)
+    if unknown:
+        warnings.warn(f"{source}: {unknown} partitions have no committed offset, so no lag: each weighs its "
+                      "group's mean", AssumptionWarning, stacklevel=2)
     return rows

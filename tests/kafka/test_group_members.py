@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from spark_assign.errors import AssumptionWarning, InvalidInputError, ToolOutputError
-from spark_assign.kafka.groups import read_group_members, subscription_rows
+from spark_assign.kafka.groups import lag_weights, read_group_members, read_group_offsets, subscription_rows
 
 
 def java_width(text):
@@ -131,3 +131,49 @@ def test_bad_members_output_names_the_line(text, line, message):
     with pytest.raises(ToolOutputError, match=message) as raised:
         read_group_members(text, "groups.txt")
     assert raised.value.line == line
+
+
+def offsets_output(group, rows, verbose=False):
+    """One group's block as printOffsets writes it. ``rows``: (topic, partition, current, end, lag, member)."""
+    w = {"g": max(15, java_width(group)), "t": max([15] + [java_width(r[0]) for r in rows]),
+         "c": max([15] + [java_width(r[5]) for r in rows]), "h": 15}
+    names = ["GROUP", "TOPIC", "PARTITION"] + (["LEADER-EPOCH"] if verbose else []) + \
+        ["CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"]
+    widths = [w["g"], w["t"], 10] + ([15] if verbose else []) + [15, 15, 15, w["c"], w["h"], 0]
+
+    def line(cells):
+        return " ".join(pad(str(v), width) if width else str(v) for v, width in zip(cells, widths))
+
+    out = ["", line(names)]
+    for t, p, cur, end, lag, member in rows:
+        out.append(line([group, t, p] + (["3"] if verbose else []) + [cur, end, lag, member,
+                                                                        "-" if member == "-" else "/10.0.0.1", "app"]))
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_offsets_give_each_partitions_lag_as_its_weight(verbose):
+    text = offsets_output("orders-app", [("orders", 0, 10, 12, 2, "c-1"), ("orders", 1, "-", 40, "-", "c-2"),
+                                         ("payments-€", 3, 7, 5, -2, "-"), ("-", "-", "-", "-", "-", "c-3")],
+                          verbose=verbose)
+    lags = read_group_offsets(text, "offsets.txt")
+    assert [(p.topic, p.partition, p.lag, p.member_id) for p in lags] == [
+        ("orders", 0, 2, "c-1"), ("orders", 1, None, "c-2"), ("payments-€", 3, -2, None)]
+    with pytest.warns(AssumptionWarning, match="1 partitions have no committed offset"):
+        weights = lag_weights(lags, "offsets.txt")
+    assert weights == [("orders-app", "orders", 0, 2.0), ("orders-app", "payments-€", 3, 0.0)]
+    with pytest.raises(ToolOutputError, match=r"give --offsets"):
+        read_group_offsets(members_output("orders-app", ORDERS), "groups.txt")
+
+
+def test_the_command_lines_tables_of_kafka_text(tmp_path):
+    from spark_assign.cli.inputs import kafka_text_table
+
+    (tmp_path / "offsets.txt").write_text(offsets_output("g", [("orders", 0, 10, 12, 2, "c-1")]), encoding="utf-8")
+    weights = kafka_text_table(str(tmp_path / "offsets.txt"), "--weights")
+    assert weights.to_pylist() == [{"group_id": "g", "topic": "orders", "partition": 0, "weight": 2.0}]
+    (tmp_path / "groups.txt").write_text(members_output("g", ORDERS), encoding="utf-8")
+    with pytest.warns(AssumptionWarning):
+        subs = kafka_text_table(str(tmp_path / "groups.txt"), "--subscriptions", "assigned")
+    assert subs.column_names == ["group_id", "member_id", "topic", "group_instance_id", "rack", "owned_partitions",
+                                 "generation"] and subs.num_rows == 3
