@@ -152,32 +152,30 @@ def kafka_text_table(path: str, option: str, assume: str = "group"):
 
         kafka_text_table("groups.txt", "--subscriptions").column_names[:3]   # group_id, member_id, topic
     """
-    import pyarrow as pa
-
     from ..kafka import lag_weights, read_group_members, read_group_offsets, read_topics_describe, subscription_rows
+    from ..schema import SUBSCRIPTION_COLUMNS, WEIGHT_COLUMNS
+    from ..spark.inputs import local_table
 
     files = [path] if os.path.isfile(path) else sorted(
         os.path.join(root, n) for root, _, names in os.walk(path) for n in names if n.lower().endswith(
             FORMATS["kafka-text"]) and not n.startswith(("_", ".")))
     texts = [(f, open(f, encoding="utf-8").read()) for f in files]
-    if option == "--subscriptions":
-        rows = [r for f, text in texts for r in subscription_rows(read_group_members(text, f), assume, f)]
-        names = ["group_id", "member_id", "topic", "group_instance_id", "rack", "owned_partitions", "generation"]
-        types = [pa.string()] * 5 + [pa.list_(pa.int32()), pa.int32()]
-        return pa.table({n: pa.array([r[i] for r in rows], t) for i, (n, t) in enumerate(zip(names, types))})
-    if option == "--weights":
-        weights = [r for f, text in texts for r in lag_weights(read_group_offsets(text, f), f)]
-        return pa.table({"group_id": pa.array([r[0] for r in weights], pa.string()),
-                         "topic": pa.array([r[1] for r in weights], pa.string()),
-                         "partition": pa.array([r[2] for r in weights], pa.int32()),
-                         "weight": pa.array([r[3] for r in weights], pa.float64())})
+
+    def table(columns: List[Tuple[str, str, bool]], rows: List[tuple]):
+        return local_table([(n, t) for n, t, _ in columns], {n: [r[i] for r in rows] for i, (n, _, _) in
+                                                             enumerate(columns)})
+
+    if option == "--subscriptions":       # rows in SUBSCRIPTION_COLUMNS' order
+        return table(SUBSCRIPTION_COLUMNS, [r for f, text in texts
+                                            for r in subscription_rows(read_group_members(text, f), assume, f)])
+    if option == "--weights":             # rows in WEIGHT_COLUMNS' order
+        return table(WEIGHT_COLUMNS, [r for f, text in texts for r in lag_weights(read_group_offsets(text, f), f)])
     if option == "--topics":
         counts: Dict[str, int] = {}
         for f, text in texts:
             for p in read_topics_describe(text, f):
                 counts[p.topic] = counts.get(p.topic, 0) + 1
-        return pa.table({"topic": pa.array(list(counts), pa.string()),
-                         "num_partitions": pa.array(list(counts.values()), pa.int32())})
+        return table([("topic", "string", True), ("num_partitions", "int", True)], list(counts.items()))
     raise CliError(f"{option}: {path} is text; Kafka's tools' text is read for --subscriptions "
                    "(kafka-consumer-groups --describe --members --verbose), --weights (kafka-consumer-groups "
                    "--describe --offsets: the lags) and --topics (kafka-topics --describe)")

@@ -86,14 +86,14 @@ def read_group_members(text: str, source: str) -> List[GroupMember]:
     return members
 
 
-def _columns(header: str, source: str, number: int, required: Sequence[str] = _REQUIRED,
+def _columns(header: str, source: str, number: int, required: Sequence[str] = _REQUIRED, kind: str = "members",
              hint: str = "--describe --offsets or --state output? (give --members)") -> List[Tuple[str, int]]:
     """The header's column names and where each starts; every ``required`` one present."""
     found = [(m.group(0), m.start()) for m in re.finditer(r"\S+", header)]
     names = [name for name, _ in found]
     missing = [name for name in required if name not in names]
     if missing:
-        raise ToolOutputError(f"a header without {', '.join(missing)}: {hint}", source=source, line=number)
+        raise ToolOutputError(f"a {kind} header without {', '.join(missing)}: {hint}", source=source, line=number)
     return found
 
 
@@ -236,7 +236,7 @@ def read_group_offsets(text: str, source: str) -> List[PartitionLag]:
         if not line.strip():
             continue
         if line.startswith("GROUP "):
-            starts = _columns(line, source, number, _OFFSET_COLUMNS,
+            starts = _columns(line, source, number, _OFFSET_COLUMNS, "partitions",
                               "--describe --members or --state output? (give --offsets)")
         elif line.startswith("Consumer group ") or line.startswith("Error: "):
             continue
