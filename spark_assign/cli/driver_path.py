@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 from ..core.consumer.model import check_topics
 from ..errors import InvalidInputError
 from ..state.consumer.driver import DRIVER_ROWS, driver_table_reason
-from .inputs import FORMATS, detect_format, kafka_text_table, parse_topics_spec
+from .inputs import data_files, detect_format, kafka_text_table, parse_topics_spec
 
 __all__ = ["DriverInputs", "Path", "choose_path", "read_arrow_file", "DRIVER_BYTES"]
 
@@ -98,7 +98,7 @@ def read_arrow_file(value: str, option: str = "--subscriptions", assume: str = "
         return kafka_text_table(path, option, assume)
     if kind == "json":          # pyarrow infers JSON types its own way (ISO dates as timestamps)
         return "JSON is typed by Spark's reader"
-    files = _files(path, kind)
+    files = data_files(path, kind)
     if sum(os.path.getsize(f) for f in files) > DRIVER_BYTES:
         return f"larger than {DRIVER_BYTES // 2 ** 20} MiB"
     try:
@@ -108,20 +108,6 @@ def read_arrow_file(value: str, option: str = "--subscriptions", assume: str = "
         return pa.concat_tables(tables, promote_options="permissive") if tables else pa.table({})
     except (pa.ArrowException, ValueError, OverflowError, OSError) as e:
         return f"not read without Spark ({type(e).__name__})"
-
-
-def _files(path: str, kind: str) -> List[str]:
-    """The data files of ``path``: itself, or a folder's files of ``kind`` (hidden ones skipped)."""
-    if os.path.isfile(path):
-        return [path]
-    if kind == "delta":
-        return [os.path.join(root, f) for root, _, names in os.walk(path) for f in names]
-    found = []
-    for root, dirs, names in os.walk(path):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(("_", ".")))
-        found += [os.path.join(root, n) for n in sorted(names)
-                  if not n.startswith(("_", ".")) and n.lower().endswith(FORMATS[kind])]
-    return found
 
 
 def _read(path: str, kind: str) -> pa.Table:

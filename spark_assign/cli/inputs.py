@@ -34,7 +34,7 @@ from ..errors import InvalidInputError
 from .runtime import CliError, is_delta_table, is_path
 
 __all__ = ["FORMATS", "detect_format", "check_input", "read_input", "parse_topics_spec", "parse_brokers_spec",
-           "check_rebalance_inputs", "read_rebalance_inputs", "rebalance_strategy", "kafka_text_table"]
+           "check_rebalance_inputs", "read_rebalance_inputs", "rebalance_strategy", "kafka_text_table", "data_files"]
 
 #: File extensions of each format.
 FORMATS = {
@@ -140,6 +140,25 @@ def check_input(value: str, option: str) -> None:
             raise CliError(f"{option}: {e}") from None
 
 
+def data_files(path: str, kind: str) -> List[str]:
+    """The data files of ``path``: itself, or a folder's files of ``kind`` (hidden ones skipped).
+
+    Example::
+
+        data_files("subscriptions/", "csv")     # its .csv files, sorted, beneath hidden folders skipped
+    """
+    if os.path.isfile(path):
+        return [path]
+    if kind == "delta":
+        return [os.path.join(root, f) for root, _, names in os.walk(path) for f in names]
+    found = []
+    for root, dirs, names in os.walk(path):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(("_", ".")))
+        found += [os.path.join(root, n) for n in sorted(names)
+                  if not n.startswith(("_", ".")) and n.lower().endswith(FORMATS[kind])]
+    return found
+
+
 def kafka_text_table(path: str, option: str, assume: str = "group"):
     """The text of one of Kafka's tools at ``path`` (a file, or a folder of them) as the rows
     ``option`` takes, an Arrow table: ``--subscriptions`` from ``kafka-consumer-groups --describe
@@ -156,10 +175,7 @@ def kafka_text_table(path: str, option: str, assume: str = "group"):
     from ..schema import SUBSCRIPTION_COLUMNS, WEIGHT_COLUMNS
     from ..spark.inputs import local_table
 
-    files = [path] if os.path.isfile(path) else sorted(
-        os.path.join(root, n) for root, _, names in os.walk(path) for n in names if n.lower().endswith(
-            FORMATS["kafka-text"]) and not n.startswith(("_", ".")))
-    texts = [(f, open(f, encoding="utf-8").read()) for f in files]
+    texts = [(f, open(f, encoding="utf-8").read()) for f in data_files(path, "kafka-text")]
 
     def table(columns: List[Tuple[str, str, bool]], rows: List[tuple]):
         return local_table([(n, t) for n, t, _ in columns], {n: [r[i] for r in rows] for i, (n, _, _) in

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..errors import AssumptionWarning, InvalidInputError, ToolOutputError
 
@@ -64,36 +64,55 @@ def read_group_members(text: str, source: str) -> List[GroupMember]:
         members = read_group_members(open("groups.txt").read(), "groups.txt")
         [(m.group_id, m.member_id, m.assignment) for m in members]
     """
-    lines = text.splitlines()
-    members: List[GroupMember] = []
+    return [_member(cells, source, number) for number, cells in _rows(text, source, _MEMBERS)]
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """One ``--describe`` layout: its header's required columns, and how errors name it."""
+
+    required: Tuple[str, ...]
+    rows: str            # what the lines under the header are
+    option: str          # the flag that prints it
+    header: str          # the header's start, as errors show it
+    hint: str            # what another header probably was
+
+
+_MEMBERS = _Layout(_REQUIRED, "members", "--members", "GROUP  CONSUMER-ID ...",
+                   "--describe --offsets or --state output? (give --members)")
+_OFFSETS = _Layout(_OFFSET_COLUMNS, "partitions", "--offsets", "GROUP  TOPIC  PARTITION ...",
+                   "--describe --members or --state output? (give --offsets)")
+
+
+def _rows(text: str, source: str, layout: _Layout) -> Iterator[Tuple[int, Dict[str, str]]]:
+    """Each line under a ``GROUP ...`` header (one per group), cut into its cells: (line number,
+    cells). Blank lines and the tool's own notes (``Consumer group 'g' has no active members.``,
+    ``Error: ...``) are skipped; a line before any header, or no header, is an error."""
     starts: Optional[List[Tuple[str, int]]] = None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.startswith(("Consumer group ", "Error: ")):
             continue
-        if line.startswith("GROUP ") and "CONSUMER-ID" in line:
-            starts = _columns(line, source, number)
-        elif line.startswith("Consumer group ") or line.startswith("Error: "):
-            continue           # "... has no active members." / "... does not exist.": no member line
+        if line.startswith("GROUP "):
+            starts = _columns(line, source, number, layout)
         elif starts is None:
-            raise ToolOutputError(f"not understood: {line.strip()[:80]!r} (the members of kafka-consumer-groups "
-                                  "--describe --members follow a 'GROUP  CONSUMER-ID ...' header)",
+            raise ToolOutputError(f"not understood: {line.strip()[:80]!r} (the {layout.rows} of kafka-consumer-groups "
+                                  f"--describe {layout.option} follow a '{layout.header}' header)",
                                   source=source, line=number)
         else:
-            members.append(_member(_cells(line, starts), source, number))
+            yield number, _cells(line, starts)
     if starts is None:
-        raise ToolOutputError("no 'GROUP  CONSUMER-ID ...' header: not the output of kafka-consumer-groups "
-                              "--describe --members", source=source, line=1)
-    return members
+        raise ToolOutputError(f"no '{layout.header}' header: not the output of kafka-consumer-groups --describe "
+                              f"{layout.option}", source=source, line=1)
 
 
-def _columns(header: str, source: str, number: int, required: Sequence[str] = _REQUIRED, kind: str = "members",
-             hint: str = "--describe --offsets or --state output? (give --members)") -> List[Tuple[str, int]]:
-    """The header's column names and where each starts; every ``required`` one present."""
+def _columns(header: str, source: str, number: int, layout: _Layout) -> List[Tuple[str, int]]:
+    """The header's column names and where each starts; every one ``layout`` requires present."""
     found = [(m.group(0), m.start()) for m in re.finditer(r"\S+", header)]
     names = [name for name, _ in found]
-    missing = [name for name in required if name not in names]
+    missing = [name for name in layout.required if name not in names]
     if missing:
-        raise ToolOutputError(f"a {kind} header without {', '.join(missing)}: {hint}", source=source, line=number)
+        raise ToolOutputError(f"a {layout.rows} header without {', '.join(missing)}: {layout.hint}", source=source,
+                              line=number)
     return found
 
 
@@ -231,35 +250,17 @@ def read_group_offsets(text: str, source: str) -> List[PartitionLag]:
         [(p.group_id, p.topic, p.partition, p.lag) for p in lags]
     """
     out: List[PartitionLag] = []
-    starts: Optional[List[Tuple[str, int]]] = None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+    for number, cells in _rows(text, source, _OFFSETS):
+        if cells["PARTITION"] == MISSING:             # a member holding nothing
             continue
-        if line.startswith("GROUP "):
-            starts = _columns(line, source, number, _OFFSET_COLUMNS, "partitions",
-                              "--describe --members or --state output? (give --offsets)")
-        elif line.startswith("Consumer group ") or line.startswith("Error: "):
-            continue
-        elif starts is None:
-            raise ToolOutputError(f"not understood: {line.strip()[:80]!r} (the partitions of kafka-consumer-groups "
-                                  "--describe --offsets follow a 'GROUP  TOPIC  PARTITION ...' header)",
-                                  source=source, line=number)
-        else:
-            cells = _cells(line, starts)
-            if cells["PARTITION"] == MISSING:             # a member holding nothing
-                continue
-            values = {name: _offset(cells, name, source, number)
-                      for name in ("PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG")}
-            if values["PARTITION"] is None or not cells["GROUP"] or not cells["TOPIC"]:
-                raise ToolOutputError("a partition line without its group, topic or partition: cut short, or "
-                                      "its columns do not line up with the header", source=source, line=number)
-            member = cells.get("CONSUMER-ID", MISSING)
-            out.append(PartitionLag(cells["GROUP"], cells["TOPIC"], values["PARTITION"], values["CURRENT-OFFSET"],
-                                    values["LOG-END-OFFSET"], values["LAG"],
-                                    None if member in ("", MISSING) else member))
-    if starts is None:
-        raise ToolOutputError("no 'GROUP  TOPIC  PARTITION ...' header: not the output of kafka-consumer-groups "
-                              "--describe --offsets", source=source, line=1)
+        values = {name: _offset(cells, name, source, number)
+                  for name in ("PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG")}
+        if values["PARTITION"] is None or not cells["GROUP"] or not cells["TOPIC"]:
+            raise ToolOutputError("a partition line without its group, topic or partition: cut short, or "
+                                  "its columns do not line up with the header", source=source, line=number)
+        member = cells.get("CONSUMER-ID", MISSING)
+        out.append(PartitionLag(cells["GROUP"], cells["TOPIC"], values["PARTITION"], values["CURRENT-OFFSET"],
+                                values["LOG-END-OFFSET"], values["LAG"], None if member in ("", MISSING) else member))
     return out
 
 
