@@ -23,6 +23,7 @@ from ..core.consumer.weights import check_load_options
 from ..columns import check_fields
 from ..errors import WORKER_MARK, InvalidInputError
 from ..schema import SUBSCRIPTION_COLUMNS, WEIGHT_COLUMNS
+from ..types import arrow_schema, spark_ddl
 
 __all__ = ["spark_strategy", "load_knobs", "weights_frame", "weight_table", "subscription_columns", "topics_frame",
            "previous_frame", "check_columns", "type_matches", "checked_int_sql", "checked_int", "checked_double",
@@ -33,11 +34,6 @@ _NUMERIC = _INTEGRAL + (T.FloatType, T.DoubleType, T.DecimalType)
 
 #: Arrow types of the Spark DDL types the project's columns use (timestamps: UTC microseconds,
 #: as Delta protocol 1/2 stores them).
-ARROW_TYPES = {"string": pa.string(), "int": pa.int32(), "bigint": pa.int64(), "boolean": pa.bool_(),
-               "tinyint": pa.int8(), "double": pa.float64(), "timestamp": pa.timestamp("us", tz="UTC"),
-               "array<int>": pa.list_(pa.int32()), "array<array<string>>": pa.list_(pa.list_(pa.string())),
-               "array<double>": pa.list_(pa.float64())}
-
 #: The columns of a dict's weight rows: ``WEIGHT_COLUMNS`` without ``group_id`` (a dict of
 #: weights applies to every group that subscribes to its topics).
 DICT_WEIGHT_COLUMNS: List[Tuple[str, str]] = [(n, t) for n, t, _ in WEIGHT_COLUMNS if n != "group_id"]
@@ -157,16 +153,6 @@ def _as_int(present: Dict[str, T.DataType], name: str, key: str) -> Column:
     (:func:`checked_int`, naming the ``key`` of a bad row), a narrower one cast."""
     value = checked_int(name, name, key=key) if isinstance(present[name], T.LongType) else F.col(name).cast("int")
     return value.alias(name)
-
-
-def arrow_schema(columns: List[Tuple[str, str]]) -> pa.Schema:
-    """Arrow schema of ``columns`` (name, DDL type)."""
-    return pa.schema([pa.field(n, ARROW_TYPES[t]) for n, t in columns])
-
-
-def spark_ddl(columns: List[Tuple[str, str]]) -> str:
-    """Spark DDL of ``columns`` (name, DDL type)."""
-    return ", ".join(f"`{n}` {t}" for n, t in columns)
 
 
 def local_table(columns: List[Tuple[str, str]], data: Dict[str, list]) -> pa.Table:

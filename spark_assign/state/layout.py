@@ -54,7 +54,7 @@ from typing import List, Optional, Tuple
 import pyarrow as pa
 
 from ..schema import REPLICA_STATE_COLUMNS, REPLICA_STATUSES, STATE_COLUMNS, STATUSES
-from ..spark import inputs
+from .. import types
 
 __all__ = [
     "TableKind", "ASSIGNMENTS", "REPLICAS", "TABLE_COLUMNS", "PARTITION_COLUMN", "HEADS_DIR", "HEADS_COLUMNS",
@@ -190,12 +190,12 @@ REPLICAS = TableKind(
 
 def arrow_schema(columns: List[Tuple[str, str]] = TABLE_COLUMNS) -> pa.Schema:
     """Arrow schema of ``columns``; timestamps are UTC microseconds (Delta protocol 1/2, no timestampNtz)."""
-    return inputs.arrow_schema(columns)
+    return types.arrow_schema(columns)
 
 
 def spark_ddl(columns: List[Tuple[str, str]] = TABLE_COLUMNS) -> str:
     """Spark DDL of ``columns``."""
-    return inputs.spark_ddl(columns)
+    return types.spark_ddl(columns)
 
 
 def heads_ddl(kind: Optional["TableKind"] = None) -> str:

@@ -38,7 +38,8 @@ from ...errors import InvalidInputError, SchemaError
 from ...schema import RESULT_COLUMNS
 from ...core.consumer.keys import run_positions
 from ...core.consumer.weights import weights_from_rows
-from ..inputs import ARROW_TYPES, checked_int_sql, load_knobs, spark_strategy, type_matches
+from ...types import ARROW_TYPES
+from ..inputs import checked_int_sql, load_knobs, spark_strategy, type_matches
 from .wire import KIND_RACKS, KIND_SUBSCRIPTION, KIND_WEIGHTS, WIRE_COLUMNS, WIRE_SCHEMA, wire_batch
 
 if TYPE_CHECKING:

@@ -34,7 +34,8 @@ from pyspark.sql import functions as F
 
 from ...core.consumer.model import check_topics
 from ...schema import RESULT_COLUMNS
-from ..inputs import ARROW_TYPES, weight_table
+from ...types import ARROW_TYPES
+from ..inputs import weight_table
 
 __all__ = ["KIND_SUBSCRIPTION", "KIND_PREVIOUS", "KIND_RACKS", "KIND_WEIGHTS", "WIRE_DDL", "WIRE_SCHEMA",
            "OPTIONAL_COLUMNS", "wire_column", "wire_batch", "result_columns", "result_ddl", "result_arrow_schema",

@@ -37,7 +37,8 @@ from pyspark.sql.types import (ArrayType, BooleanType, DataType, IntegerType, Nu
 from pyspark.sql.udtf import AnalyzeArgument, AnalyzeResult, PartitioningColumn, SelectedColumn
 
 from ...errors import InvalidInputError, SchemaError
-from ..inputs import ARROW_TYPES, checked_int_sql, type_matches
+from ...types import ARROW_TYPES
+from ..inputs import checked_int_sql, type_matches
 from .dataframe import KIND_BROKER, KIND_REPLICA, KIND_TOPIC, REPLICA_COLUMNS, WIRE_COLUMNS, check_options
 from .worker import place_wire
 

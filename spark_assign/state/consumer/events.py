@@ -39,7 +39,8 @@ from pyspark.sql import functions as F
 
 from ...errors import InvalidInputError
 from ...schema import EVENT_COLUMNS, EVENTS
-from ...spark.inputs import check_columns, spark_ddl
+from ...spark.inputs import check_columns
+from ...types import spark_ddl
 
 __all__ = ["membership_from_events", "MEMBERSHIP_COLUMNS", "PROBLEM_COLUMN", "raise_problems", "is_events"]
 
