@@ -22,12 +22,14 @@ __all__ = [
     "UnknownStrategyError",
     "StateTableError",
     "ToolOutputError",
+    "RecordFormatError",
     "NeedsSparkError",
     "ConcurrentRebalanceError",
     "CommitConflict",
     "SparkAssignWarning",
     "MissingTopicWarning",
     "AssumptionWarning",
+    "RecordProblemWarning",
     "UnknownColumnWarning",
     "StrategyListWarning",
     "EmptyInputWarning",
@@ -164,6 +166,15 @@ class ToolOutputError(SparkAssignError, ValueError):
         super().__init__(f"{where}: {problem}")
 
 
+class RecordFormatError(SparkAssignError, ValueError):
+    """A Kafka record (a ``__consumer_offsets`` key or value, or the bytes a member embeds in one)
+    that does not read as the format it claims: truncated, trailing bytes, an unknown version.
+
+    The decoders raise it; :func:`spark_assign.kafka.consumer_groups` turns it into a row of
+    ``problems`` instead of failing the job.
+    """
+
+
 class StateTableError(SparkAssignError):
     """The assignment state table is unusable (foreign schema, unsupported protocol, ...)."""
 
@@ -199,6 +210,10 @@ class SparkAssignWarning(UserWarning):
 class AssumptionWarning(SparkAssignWarning):
     """An input lacked a fact and spark-assign assumed one, or used a part of it only (the
     output of one of Kafka's tools read as a current placement, say): the message says what."""
+
+
+class RecordProblemWarning(SparkAssignWarning):
+    """Some ``__consumer_offsets`` records could not be read: their count and first keys."""
 
 
 class MissingTopicWarning(SparkAssignWarning):

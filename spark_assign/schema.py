@@ -14,7 +14,8 @@ from .core.consumer.result import STATUS_NAMES as STATUSES
 from .core.replicas.fleet import REPLICA_STATUSES
 
 __all__ = ["SUBSCRIPTION_COLUMNS", "EVENT_COLUMNS", "EVENTS", "WEIGHT_COLUMNS", "RESULT_COLUMNS", "STATE_COLUMNS", "STATUSES",
-           "REPLICA_STATE_COLUMNS", "REPLICA_STATUSES"]
+           "REPLICA_STATE_COLUMNS", "REPLICA_STATUSES", "KAFKA_GROUP_COLUMNS", "KAFKA_ASSIGNMENT_COLUMNS",
+           "KAFKA_OFFSET_COLUMNS", "KAFKA_PROBLEM_COLUMNS"]
 
 #: Subscription rows, the input of ``DataFrame.assign_partitions`` (docs/dataframe.md, "Input"):
 #: (name, type, required).
@@ -93,3 +94,44 @@ REPLICA_STATE_COLUMNS: List[Tuple[str, str]] = [
     ("input_fingerprint", "string"),    # of the cluster's inputs, for incremental rebalances
 ]
 
+
+
+#: The frames of ``spark_assign.kafka.consumer_groups`` (docs/kafka-records.md), read from Kafka's
+#: ``__consumer_offsets`` records. Its ``subscriptions`` frame has the columns of
+#: :data:`SUBSCRIPTION_COLUMNS`. Groups: one row per live group.
+KAFKA_GROUP_COLUMNS: List[Tuple[str, str]] = [
+    ("group_id", "string"),
+    ("protocol", "string"),             # classic | consumer (KIP-848)
+    ("protocol_type", "string"),        # consumer, connect, ... (a classic group's embedded protocol)
+    ("strategy", "string"),             # the assignor the leader ran, or the server assignor
+    ("generation", "int"),              # a classic group's generation, a consumer group's epoch
+    ("leader", "string"),               # a classic group's leader
+    ("members", "int"),
+]
+#: What each member was last given: one row per member and partition.
+KAFKA_ASSIGNMENT_COLUMNS: List[Tuple[str, str]] = [
+    ("group_id", "string"),
+    ("generation", "int"),              # the group's generation (classic), the member's epoch (consumer)
+    ("member_id", "string"),
+    ("topic", "string"),
+    ("partition", "int"),
+]
+#: Committed offsets: one row per group, topic and partition.
+KAFKA_OFFSET_COLUMNS: List[Tuple[str, str]] = [
+    ("group_id", "string"),
+    ("topic", "string"),
+    ("partition", "int"),
+    ("committed_offset", "bigint"),
+    ("leader_epoch", "int"),            # null when the commit carries none
+    ("metadata", "string"),
+    ("commit_timestamp", "bigint"),     # milliseconds since the epoch
+]
+#: Records that could not be read, where they are, and why.
+KAFKA_PROBLEM_COLUMNS: List[Tuple[str, str]] = [
+    ("partition", "int"),               # of __consumer_offsets
+    ("offset", "bigint"),
+    ("key", "binary"),
+    ("group_id", "string"),             # null when the key itself cannot be read
+    ("record_type", "int"),
+    ("problem", "string"),
+]

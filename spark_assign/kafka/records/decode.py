@@ -1,0 +1,172 @@
+"""One ``__consumer_offsets`` record, decoded: its key, its value, the bytes a classic member embeds.
+
+Every decoder returns a ``dict`` with Kafka's field names (the shape Kafka's own JSON converters
+print, bytes as raw ``bytes``) or raises :class:`~spark_assign.errors.RecordFormatError` saying what
+it could not read. It reads as Kafka's readers do: a version outside the known range is refused
+(the coordinator does the same), bytes past the last field are ignored, and a member's embedded
+subscription or assignment newer than version 3 is read as version 3 (``ConsumerProtocol``).
+
+Example
+-------
+>>> key = decode_key(b"\\x00\\x02\\x00\\x02g1")
+>>> key.record_type, key.group_id
+(2, 'g1')
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, NamedTuple, Optional
+
+from ...errors import RecordFormatError
+from .schemas import ASSIGNMENT, KEYS, SHARE_GROUP_TYPES, STICKY_USER_DATA, SUBSCRIPTION, VALUES, Field, Message
+from .wire import Reader
+
+__all__ = ["RecordKey", "decode_key", "decode_value", "decode_subscription", "decode_assignment",
+           "decode_sticky_user_data", "read_message"]
+
+Decoded = Dict[str, Any]
+
+
+class RecordKey(NamedTuple):
+    """A decoded key: its record type, the group it belongs to, and the rest of it (Kafka's names).
+
+    ``fields`` is empty for a share group's record, which is recognised and not read.
+    """
+
+    record_type: int
+    group_id: Optional[str]
+    fields: Decoded
+
+
+def read_message(reader: Reader, message: Message, version: int) -> Decoded:
+    """Reads ``message`` at ``version`` from ``reader``: each field the version has, in order, then
+    (flexible versions) the tagged fields, of which the known ones are decoded."""
+    flexible = message.flexible(version)
+    return _read_struct(reader, message.fields, version, flexible)
+
+
+def _read_struct(reader: Reader, fields: "tuple[Field, ...]", version: int, flexible: bool) -> Decoded:
+    out: Decoded = {}
+    for field in fields:
+        if field.tag is not None:
+            out[field.name] = field.default
+        elif field.in_version(version):
+            out[field.name] = _read_field(reader, field, version, flexible)
+        elif field.default is not None:
+            out[field.name] = field.default
+    if flexible:
+        tagged = reader.tagged_fields()
+        for field in fields:
+            if field.tag is not None and field.tag in tagged and field.in_version(version):
+                out[field.name] = _read_field(Reader(tagged[field.tag], reader.what), field, version, flexible)
+    return out
+
+
+def _read_field(reader: Reader, field: Field, version: int, flexible: bool) -> Any:
+    kind = field.type
+    if kind == "int8":
+        return reader.int8()
+    if kind == "int16":
+        return reader.int16()
+    if kind == "int32":
+        return reader.int32()
+    if kind == "int64":
+        return reader.int64()
+    if kind == "uuid":
+        return reader.uuid()
+    if kind == "string":
+        value = reader.string(flexible)
+        return _non_null(value, field, version, reader)
+    if kind == "bytes":
+        return _non_null(reader.bytes(flexible), field, version, reader)
+    if kind == "struct":
+        if field.nullable(version) and reader.int8() < 0:
+            return None
+        return _read_struct(reader, field.fields, version, flexible)
+    count = reader.length(flexible, wide=True)
+    if count < 0:
+        return _non_null(None, field, version, reader)
+    if count > reader.remaining():           # each element takes at least one byte
+        raise RecordFormatError(f"truncated {reader.what}: {field.name} claims {count} elements")
+    if kind == "[]int32":
+        return [reader.int32() for _ in range(count)]
+    if kind == "[]string":
+        return [_non_null(reader.string(flexible), field, version, reader) for _ in range(count)]
+    return [_read_struct(reader, field.fields, version, flexible) for _ in range(count)]
+
+
+def _non_null(value: Any, field: Field, version: int, reader: Reader) -> Any:
+    if value is None and not field.nullable(version):
+        raise RecordFormatError(f"{reader.what}: {field.name} is null, which version {version} does not allow")
+    return value
+
+
+def decode_key(raw: Optional[bytes]) -> RecordKey:
+    """A record's key: its type (the ``int16`` it starts with) and fields.
+
+    Raises :class:`RecordFormatError` for a missing or truncated key or a type Kafka's group
+    coordinator does not write.
+    """
+    if raw is None:
+        raise RecordFormatError("a record without a key")
+    reader = Reader(raw, "key")
+    record_type = reader.int16()
+    if record_type in SHARE_GROUP_TYPES:
+        return RecordKey(record_type, None, {})
+    message = KEYS.get(record_type)
+    if message is None:
+        raise RecordFormatError(f"unknown record type {record_type} (key version); known: 0-15")
+    fields = read_message(reader, message, record_type)
+    group = fields.get("group", fields.get("GroupId"))
+    return RecordKey(record_type, group, fields)
+
+
+def decode_value(record_type: int, raw: bytes) -> "tuple[int, Decoded]":
+    """A record's value (not a tombstone): its version and fields.
+
+    Raises :class:`RecordFormatError` for a version Kafka never wrote for this type or a value
+    cut short.
+    """
+    message = VALUES[record_type]
+    reader = Reader(raw, message.name)
+    version = reader.int16()
+    if not message.low <= version <= message.high:
+        raise RecordFormatError(f"unknown {message.name} version {version} (known: {message.low}-{message.high})")
+    return version, read_message(reader, message, version)
+
+
+def _embedded(message: Message, raw: bytes) -> Decoded:
+    reader = Reader(raw, message.name)
+    version = reader.int16()
+    if version < message.low:
+        raise RecordFormatError(f"unsupported {message.name} version {version}")
+    return read_message(reader, message, min(version, message.high))
+
+
+def decode_subscription(raw: bytes) -> Decoded:
+    """A classic consumer's ``ConsumerProtocolSubscription`` (what it sent when it joined)."""
+    return _embedded(SUBSCRIPTION, raw)
+
+
+def decode_assignment(raw: bytes) -> Decoded:
+    """A classic consumer's ``ConsumerProtocolAssignment`` (what its leader gave it)."""
+    return _embedded(ASSIGNMENT, raw)
+
+
+def decode_sticky_user_data(raw: Optional[bytes]) -> "tuple[List[tuple[str, int]], Optional[int]]":
+    """``StickyAssignor``'s user data: the member's previous partitions and its generation.
+
+    As Kafka's ``StickyAssignor.memberData``: no user data is no claim and no generation; the form
+    with a generation is tried first, then the one without; user data neither form reads is
+    ignored (no claim, generation -1), not an error.
+    """
+    if not raw:
+        return [], None
+    for version in (1, 0):
+        try:
+            data = read_message(Reader(raw, STICKY_USER_DATA.name), STICKY_USER_DATA, version)
+        except RecordFormatError:
+            continue
+        claims = [(t["topic"], p) for t in data["previous_assignment"] for p in t["partitions"]]
+        return claims, data.get("generation")
+    return [], -1
