@@ -15,7 +15,7 @@ from .core.replicas.fleet import REPLICA_STATUSES
 
 __all__ = ["SUBSCRIPTION_COLUMNS", "EVENT_COLUMNS", "EVENTS", "WEIGHT_COLUMNS", "RESULT_COLUMNS", "STATE_COLUMNS", "STATUSES",
            "REPLICA_STATE_COLUMNS", "REPLICA_STATUSES", "KAFKA_GROUP_COLUMNS", "KAFKA_ASSIGNMENT_COLUMNS",
-           "KAFKA_OFFSET_COLUMNS", "KAFKA_PROBLEM_COLUMNS"]
+           "KAFKA_OFFSET_COLUMNS", "KAFKA_PROBLEM_COLUMNS", "AUDIT_COLUMNS"]
 
 #: Subscription rows, the input of ``DataFrame.assign_partitions`` (docs/dataframe.md, "Input"):
 #: (name, type, required).
@@ -134,4 +134,15 @@ KAFKA_PROBLEM_COLUMNS: List[Tuple[str, str]] = [
     ("group_id", "string"),             # null when the key itself cannot be read
     ("record_type", "int"),
     ("problem", "string"),
+]
+
+#: Rows of ``spark_assign.kafka.audit``: one per classic group and finding
+#: (``spark_assign.core.consumer.audit.FINDINGS``).
+AUDIT_COLUMNS: List[Tuple[str, str]] = [
+    ("group_id", "string"),
+    ("strategy", "string"),
+    ("generation", "int"),
+    ("finding", "string"),
+    ("partitions", "int"),              # how many partitions (unbalanced: the spread of the members' counts)
+    ("example", "string"),              # the first of them, e.g. "orders-3 -> c1 (strategy: c2)"
 ]

@@ -38,6 +38,9 @@ __all__ = [
     "run_case",
     "CaseFailure",
     "Executor",
+    "RecordFleet",
+    "consumer_offsets_fleet",
+    "PLANTED_KINDS",
 ]
 
 TopicPartition = Tuple[str, int]
@@ -138,6 +141,151 @@ def with_owned(spec: GroupInput, result: AssignmentResult, generation: int,
         claim_partition=result.partition[pids][keep],
         generations=[generation] * len(keep_rows),
     )
+
+
+# ------------------------------------------------------------------ __consumer_offsets records
+
+#: What :func:`consumer_offsets_fleet` can plant in a leader's assignment, in turn.
+PLANTED_KINDS = ("owned twice", "unowned", "unsubscribed", "moved")
+_CLASSIC_STRATEGIES = ("range", "roundrobin", "sticky", "cooperative-sticky")
+_GROUP_STEMS = ("orders", "billing-events", "注文処理", "grüppe.zählung", "клиенты", "🚀-launches")
+
+
+@dataclass
+class RecordFleet:
+    """Records of ``__consumer_offsets`` (``records``: key, value, partition, offset), the topics'
+    partition counts, and the groups whose last assignment was altered (group id -> kind)."""
+
+    records: List[Tuple[bytes, Optional[bytes], int, int]]
+    topics: Dict[str, int]
+    planted: Dict[str, str]
+
+
+def _offsets_partition(group_id: str, partitions: int) -> int:
+    """Kafka's ``partitionFor``: the group id's Java hash, made non-negative (``Utils.abs``), mod."""
+    from .core.java.util import java_string_hash
+    h = java_string_hash(group_id)
+    return (0 if h == -2 ** 31 else abs(h)) % partitions
+
+
+def _plant(kind: str, given: Dict[str, List[TopicPartition]], subs: Dict[str, List[str]],
+           topics: Dict[str, int], rng: random.Random) -> bool:
+    """Alters one leader's assignment ``given`` in place, as a buggy assignor might; False when
+    the group cannot have this kind (nothing assigned, or one member for a kind that needs two)."""
+    holders = [m for m in given if given[m]]
+    if not holders:
+        return False
+    src = rng.choice(holders)
+    tp = rng.choice(given[src])
+    others = [m for m in given if m != src]
+    foreign = sorted(set(topics) - set(subs[src]))
+    if (kind in ("owned twice", "moved") and not others) or (kind == "unsubscribed" and not foreign):
+        return False
+    if kind == "owned twice":
+        given[rng.choice(others)].append(tp)
+    elif kind == "unowned":
+        given[src].remove(tp)
+    elif kind == "unsubscribed":
+        topic = rng.choice(foreign)
+        given[src].append((topic, rng.randrange(topics[topic])))
+    else:
+        dst = rng.choice(others)
+        given[src].remove(tp)
+        given[dst].append(tp)
+    return True
+
+
+def consumer_offsets_fleet(groups: int, seed: int, commits: int = 0, plant: int = 0,
+                           partitions: int = 50, topic_count: int = 40) -> RecordFleet:
+    """A seeded fleet of classic consumer groups as their records in ``__consumer_offsets``.
+
+    Each group has 1-6 members (some static, some with racks) subscribing to 1-4 of the fleet's
+    topics, a strategy of Kafka's four client assignors, and two generations: the first
+    superseded, the second its latest, where members claim what the first gave them (the
+    subscription's ``OwnedPartitions``, or ``StickyAssignor``'s user data). Each generation's
+    assignment is what the strategy gives (this package's engines, Kafka-exact), except in
+    ``plant`` groups, where the last one is altered (:data:`PLANTED_KINDS`, in turn; a group that
+    cannot have the next kind, one with a single member say, is left as it is and not counted). ``commits``
+    offset commits are written per partition a group consumes (the last one live). Group ids are
+    non-ASCII for some; member ids are as Java clients make them (long).
+
+    Example::
+
+        fleet = consumer_offsets_fleet(1000, seed=1, commits=3, plant=20)
+        raw = spark.createDataFrame(fleet.records, "key binary, value binary, partition int, offset long")
+    """
+    from .kafka.records.encode import encode_key, encode_value
+    rng = random.Random(seed)
+    topics = {f"{rng.choice(NAME_STEMS)}.{i:03d}": rng.randint(1, 32) for i in range(topic_count)}
+    names = sorted(topics)
+    logs: Dict[int, List[Tuple[bytes, Optional[bytes]]]] = {}
+    planted: Dict[str, str] = {}
+    plant_at = set(rng.sample(range(groups), min(plant, groups)))
+    for g in range(groups):
+        group_id = f"{rng.choice(_GROUP_STEMS)}-{g:06d}" + ("-" + "x" * 150 if g % 17 == 0 else "")
+        log = logs.setdefault(_offsets_partition(group_id, partitions), [])
+        strategy = rng.choice(_CLASSIC_STRATEGIES)
+        chosen = rng.sample(names, rng.randint(1, 4))
+        ids = [f"consumer-{group_id}-{m + 1}-{rng.getrandbits(64):016x}" for m in range(rng.randint(1, 6))]
+        subs = {m: sorted(rng.sample(chosen, rng.randint(1, len(chosen)))) if rng.random() < 0.3 else sorted(chosen)
+                for m in ids}
+        static = {m: (f"host-{g}-{i}" if rng.random() < 0.3 else None) for i, m in enumerate(ids)}
+        racks = {m: (rng.choice(["use1-az1", "use1-az2"]) if rng.random() < 0.3 else None) for m in ids}
+        claims: Dict[str, List[TopicPartition]] = {}
+        for generation in (1, 2):
+            if generation == 2 and len(ids) > 1 and rng.random() < 0.5:
+                ids = ids[:-1]
+            members = [Member(m, topics=subs[m], owned=claims.get(m, []), generation=generation - 1 if claims else None,
+                              instance_id=static[m], rack=racks[m]) for m in ids]
+            given = {m: list(tps) for m, tps in assign(members, {t: topics[t] for t in chosen}, strategy)
+                     .assignment.items()}
+            if generation == 2 and g in plant_at:
+                kind = PLANTED_KINDS[len(planted) % len(PLANTED_KINDS)]
+                if _plant(kind, given, subs, topics, rng):
+                    planted[group_id] = kind
+            rows = [_member_value(m, g, i, strategy, subs[m], claims.get(m, []), bool(claims), generation,
+                                  static[m], racks[m], given.get(m, [])) for i, m in enumerate(ids)]
+            value = {"protocolType": "consumer", "generation": generation, "protocol": strategy, "leader": ids[0],
+                     "currentStateTimestamp": 1_700_000_000_000 + g, "members": rows}
+            log.append((encode_key(2, group=group_id), encode_value(2, value, 3 + (g % 2))))
+            claims = given
+        for t in chosen:
+            for p in range(topics[t]):
+                for c in range(commits):
+                    log.append((encode_key(1, group=group_id, topic=t, partition=p),
+                                encode_value(1, {"offset": 1000 * c + p, "leaderEpoch": 5, "metadata": "",
+                                                 "commitTimestamp": 1_700_000_000_000 + c}, 3)))
+    records = [(k, v, part, offset) for part, log in sorted(logs.items()) for offset, (k, v) in enumerate(log)]
+    return RecordFleet(records, topics, planted)
+
+
+def _member_value(member: str, g: int, i: int, strategy: str, topics: List[str], claims: List[TopicPartition],
+                  claimed: bool, generation: int, instance: Optional[str], rack: Optional[str],
+                  given: List[TopicPartition]) -> Dict[str, Any]:
+    """One member of a ``GroupMetadataValue``: its subscription (claims as its strategy's client
+    sends them) and assignment, as Kafka's classic consumer encodes them."""
+    from .kafka.records.encode import encode_assignment, encode_sticky_user_data, encode_subscription
+
+    held = _pairs_by_topic(claims)
+    sub: Dict[str, Any] = {"Topics": topics, "RackId": rack}
+    if strategy == "sticky":
+        sub["UserData"] = encode_sticky_user_data(held, generation - 1) if claimed else None
+    else:
+        sub["OwnedPartitions"] = [{"Topic": t, "Partitions": p} for t, p in held.items()]
+        sub["GenerationId"] = generation - 1 if claimed else -1
+    mine = _pairs_by_topic(given)
+    return {"memberId": member, "groupInstanceId": instance, "clientId": f"consumer-{g}",
+            "clientHost": f"/10.0.{g % 250}.{i + 1}", "rebalanceTimeout": 300000, "sessionTimeout": 45000,
+            "subscription": encode_subscription(sub, 3),
+            "assignment": encode_assignment({"AssignedPartitions": [{"Topic": t, "Partitions": p}
+                                                                    for t, p in mine.items()]}, 3)}
+
+
+def _pairs_by_topic(pairs: Sequence[TopicPartition]) -> Dict[str, List[int]]:
+    out: Dict[str, List[int]] = {}
+    for t, p in sorted(pairs):
+        out.setdefault(t, []).append(p)
+    return out
 
 
 # ------------------------------------------------------------------ cases

@@ -1,5 +1,5 @@
 """The subcommands: ``demo``, ``simulate``, ``rebalance``, ``what-if``, ``history``, ``diff``, ``report``,
-``replicas``.
+``replicas``, ``groups``, ``audit``.
 
 Each takes the parsed arguments and a :class:`Context` and returns the exit
 status. Inputs are checked before Spark starts wherever that is possible (a
@@ -19,6 +19,7 @@ from ..errors import NeedsSparkError
 from ..schema import STATUSES
 from .driver_path import DriverInputs, Path, choose_path
 from .inputs import check_rebalance_inputs, read_rebalance_inputs, rebalance_strategy
+from .kafka import cmd_audit, cmd_groups
 from .replicas import cmd_replicas
 from .runtime import (CliError, Progress, SparkRuntime, is_delta_table, is_path, output_file, require_table,
                       writable_table)
@@ -406,4 +407,6 @@ COMMANDS = {
     "diff": cmd_diff,
     "report": cmd_report,
     "replicas": cmd_replicas,
+    "groups": cmd_groups,
+    "audit": cmd_audit,
 }

@@ -348,6 +348,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     _replicas(sub, common)
 
+    grp = add("groups", "the consumer groups in a copy of __consumer_offsets",
+              "Read Kafka's __consumer_offsets records (a copy saved from Spark's Kafka source: Parquet,\n"
+              "Delta or JSON with binary key and value, partition and offset; or a catalog table) and list\n"
+              "every group: protocol, strategy, generation, members. --out writes the frames as Parquet\n"
+              "folders (groups, subscriptions, assignment, offsets, problems); subscriptions is\n"
+              "rebalance --subscriptions' input as it is.")
+    grp.add_argument("--records", required=True, metavar="PATH|TABLE", help="the records (key, value, partition, offset)")
+    grp.add_argument("--out", metavar="DIR", help="write the frames as Parquet folders here (a new folder)")
+    grp.add_argument("--limit", type=_count, default=50, metavar="N", help="groups to list (default: %(default)s; 0: all)")
+
+    aud = add("audit", "classic groups whose leader's assignment differs from their strategy's",
+              "For every classic consumer group in a copy of __consumer_offsets, recompute the assignment\n"
+              "its strategy gives for the same subscriptions and claims, and list how the leader's differs:\n"
+              "owned twice, unowned, unsubscribed, not sticky, unbalanced, differs (Kafka's four client\n"
+              "assignors are reproduced exactly; a custom one is held to the properties).")
+    aud.add_argument("--records", required=True, metavar="PATH|TABLE", help="the records (key, value, partition, offset)")
+    aud.add_argument("--topics", required=True, metavar="PATH|TABLE|NAME=P,...",
+                     help="the topics' partition counts: rows (topic, num_partitions), kafka-topics --describe "
+                          "text, or inline orders=12,payments=6")
+    aud.add_argument("--limit", type=_count, default=50, metavar="N",
+                     help="findings to list (default: %(default)s; 0: all)")
+    aud.add_argument("--fail", action="store_true", help="exit with status 1 when a group differs (for checks in CI)")
+
     rep = add("report", "the self-contained HTML report of a table",
               "Render every generation of the table as one HTML file (inline SVG charts, no network);\n"
               "a replica table (spark-assign replicas --table) gets the replica report.")

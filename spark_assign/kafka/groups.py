@@ -30,7 +30,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 from ..errors import AssumptionWarning, InvalidInputError, ToolOutputError
 
 __all__ = ["GroupMember", "read_group_members", "subscription_rows", "ASSUMPTIONS", "PartitionLag",
-           "read_group_offsets", "lag_weights"]
+           "read_group_offsets", "lag_weights", "GroupState", "read_group_states", "group_strategies"]
 
 MISSING = "-"
 TopicPartitions = List[Tuple[str, int]]
@@ -293,3 +293,70 @@ def lag_weights(lags: Sequence[PartitionLag], source: str = "the offsets") -> Li
         warnings.warn(f"{source}: {unknown} partitions have no committed offset, so no lag: each weighs its "
                       "group's mean", AssumptionWarning, stacklevel=2)
     return rows
+
+
+# ----------------------------------------------------------------------------- --state
+
+@dataclass(frozen=True)
+class GroupState:
+    """One group of ``kafka-consumer-groups --describe --state``."""
+
+    group_id: str
+    coordinator: str                   # host:port (id)
+    strategy: Optional[str]            # the assignor the group runs; None while it has none (an empty group)
+    state: str                         # Stable, Empty, PreparingRebalance, ...
+    members: int
+
+
+# ``printStates`` pads GROUP to the coordinator's width (not the group's) and prints the strategy
+# as is, empty for an empty group: a value line is read from the right, not at the header's offsets.
+_STATE_LINE = re.compile(r"^(?P<group>.*?)\s+(?P<coordinator>\S*:-?\d+\s+\(-?\d+\))\s+(?P<strategy>\S*)\s+"
+                         r"(?P<state>[A-Za-z]+)\s+(?P<members>\d+)\s*$")
+_STATE_HEADER = ("GROUP", "COORDINATOR", "(ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS")
+
+
+def read_group_states(text: str, source: str) -> List[GroupState]:
+    """The groups of ``kafka-consumer-groups --describe --state`` (one group or ``--all-groups``),
+    in the order printed: each group's assignment strategy, state and member count.
+
+    Layout (``printStates``): per group, a blank line, the header ``GROUP COORDINATOR (ID)
+    ASSIGNMENT-STRATEGY STATE #MEMBERS`` and the group's line. A group id may hold spaces; the
+    strategy is blank for a group without members.
+
+    Example::
+
+        states = read_group_states(open("state.txt").read(), "state.txt")
+        group_strategies(states)      # {'orders': 'cooperative-sticky', ...}
+    """
+    out: List[GroupState] = []
+    header = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.startswith(("Consumer group ", "Error: ", "Warning: ")):
+            continue
+        if line.startswith("GROUP "):
+            missing = [name for name in _STATE_HEADER if name not in line.split()]
+            if missing:
+                raise ToolOutputError(f"a header without {', '.join(missing)}: --describe --members or --offsets "
+                                      "output? (give --state)", source=source, line=number)
+            header = True
+            continue
+        matched = _STATE_LINE.match(line)
+        if not header or matched is None:
+            raise ToolOutputError(f"not understood: {line.strip()[:80]!r} (a group line of kafka-consumer-groups "
+                                  "--describe --state: GROUP COORDINATOR (ID) ASSIGNMENT-STRATEGY STATE #MEMBERS)",
+                                  source=source, line=number)
+        out.append(GroupState(matched["group"], matched["coordinator"], matched["strategy"] or None,
+                              matched["state"], int(matched["members"])))
+    if not header:
+        raise ToolOutputError("no 'GROUP  COORDINATOR (ID) ...' header: not the output of kafka-consumer-groups "
+                              "--describe --state", source=source, line=1)
+    return out
+
+
+def group_strategies(states: Sequence[GroupState]) -> Dict[str, str]:
+    """Each group's strategy by this package's name (:func:`spark_assign.core.strategy_names`):
+    Kafka's client assignors keep their names, a KIP-848 group's ``uniform`` is ``uniform``; a
+    group without one (empty) is left out. ``range`` is read as the client ``RangeAssignor``
+    (the text does not say whether the group is KIP-848's, whose server ``range`` is
+    ``server-range`` here)."""
+    return {s.group_id: s.strategy for s in states if s.strategy is not None}

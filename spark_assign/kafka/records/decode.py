@@ -2,9 +2,9 @@
 
 Every decoder returns a ``dict`` with Kafka's field names (the shape Kafka's own JSON converters
 print, bytes as raw ``bytes``) or raises :class:`~spark_assign.errors.RecordFormatError` saying what
-it could not read. It reads as Kafka's readers do: a version outside the known range is refused
-(the coordinator does the same), bytes past the last field are ignored, and a member's embedded
-subscription or assignment newer than version 3 is read as version 3 (``ConsumerProtocol``).
+it could not read. It reads as Kafka's readers do: a version newer than the known ones is read as
+the newest (the coordinator and ``ConsumerProtocol`` both do), bytes past the last field are
+ignored, and a record cut short is refused.
 
 Example
 -------
@@ -124,15 +124,17 @@ def decode_key(raw: Optional[bytes]) -> RecordKey:
 def decode_value(record_type: int, raw: bytes) -> "tuple[int, Decoded]":
     """A record's value (not a tombstone): its version and fields.
 
-    Raises :class:`RecordFormatError` for a version Kafka never wrote for this type or a value
-    cut short.
+    A version newer than Kafka's known ones is read as the newest known, as Kafka's coordinator
+    reads it (its generated readers test ``version >= n`` only; KIP-915 made the group records
+    forward compatible: newer versions add tagged fields, which are skipped). Raises
+    :class:`RecordFormatError` for a negative version or a value cut short.
     """
     message = VALUES[record_type]
     reader = Reader(raw, message.name)
     version = reader.int16()
-    if not message.low <= version <= message.high:
+    if version < message.low:
         raise RecordFormatError(f"unknown {message.name} version {version} (known: {message.low}-{message.high})")
-    return version, read_message(reader, message, version)
+    return version, read_message(reader, message, min(version, message.high))
 
 
 def _embedded(message: Message, raw: bytes) -> Decoded:

@@ -58,6 +58,14 @@ def test_a_newer_subscription_is_read_as_version_3_as_kafkas_clients_do():
     assert decode_subscription(bytes(raw))["RackId"] == "r"
 
 
+def test_a_newer_value_version_is_read_as_the_newest_known_as_kafkas_coordinator_does():
+    value = {"protocolType": "consumer", "generation": 3, "protocol": None, "leader": None,
+             "currentStateTimestamp": 9, "members": []}
+    raw = bytearray(encode_value(2, value, 4))
+    raw[0:2] = (5).to_bytes(2, "big")
+    assert decode_value(2, bytes(raw)) == (5, value)
+
+
 def test_sticky_user_data_both_forms_and_garbage():
     assert decode_sticky_user_data(encode_sticky_user_data({"t": [0, 2]}, 7)) == ([("t", 0), ("t", 2)], 7)
     assert decode_sticky_user_data(encode_sticky_user_data({"t": [1]}, None)) == ([("t", 1)], None)
@@ -83,7 +91,7 @@ def test_share_group_keys_are_recognised_and_not_read():
 
 
 @pytest.mark.parametrize("raw,reason", [
-    (b"\x00\x05" + b"\x00" * 30, "unknown GroupMetadataValue version 5"),
+    (b"\xff\xff" + b"\x00" * 30, "unknown GroupMetadataValue version -1"),
     (encode_value(2, {"protocolType": "consumer", "generation": 1, "members": []}, 3)[:-3], "truncated"),
     (b"\x00\x00\xff\xff" + b"\x00" * 20, "protocolType is null"),
     (b"\x00\x04\x02c\x00\x00\x00\x01\x00\x00" + b"\x00" * 8 + b"\x7f", "claims 126 elements"),

@@ -1,0 +1,74 @@
+"""``consumer_groups`` in Spark: the same rows as replaying each partition alone, whatever order and
+partitioning the records arrive in; bad records are rows of ``problems`` and a warning, never a
+failed job; a DataFrame that is not records is refused by name."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from spark_assign.errors import InvalidInputError, RecordProblemWarning, SchemaError
+from spark_assign.kafka import consumer_groups
+from spark_assign.kafka.records import Frames, replay_partition
+from spark_assign.testing import consumer_offsets_fleet
+
+pytestmark = pytest.mark.spark
+RECORDS = "key binary, value binary, partition int, offset long"
+
+
+def _by_partition(records):
+    """What each partition's replay gives, every partition together (the reference)."""
+    out = {name: [] for name in Frames._fields}
+    for part in sorted({r[2] for r in records}):
+        rows = sorted((r for r in records if r[2] == part), key=lambda r: r[3])
+        frames = replay_partition(part, pa.array([r[0] for r in rows], pa.binary()),
+                                  pa.array([r[1] for r in rows], pa.binary()), np.array([r[3] for r in rows]))
+        for name, table in zip(Frames._fields, frames):
+            out[name] += table.to_pylist()
+    return out
+
+
+def _sorted(rows):
+    return sorted(rows, key=lambda r: tuple((v is None, repr(v)) for v in r.values()))
+
+
+def test_frames_equal_each_partition_replayed_in_any_input_order(spark):
+    records = consumer_offsets_fleet(40, seed=2, commits=2, plant=4).records
+    records += [(b"\x00\x63??", b"x", 3, 10_000), (b"\x00\x02\x00\x01g", b"\x00\x09", 4, 10_001)]   # two bad ones
+    shuffled = random.Random(1).sample(records, len(records))
+    state = consumer_groups(spark.createDataFrame(shuffled, RECORDS).repartition(3), partitions=3).persist()
+    expected = _by_partition(records)
+    for name in Frames._fields:
+        got = [r.asDict(recursive=True) for r in getattr(state, name).collect()]
+        assert _sorted(got) == _sorted(expected[name]), name
+    assert len(expected["groups"]) == 40 and len(expected["problems"]) == 2
+    with pytest.warns(RecordProblemWarning, match=r"^2 __consumer_offsets records could not be read.*partition 3 "
+                                                  r"offset 10000.*unknown record type 99"):
+        assert state.check() == 2
+
+
+def test_a_clean_copy_warns_nothing(spark):
+    state = consumer_groups(spark.createDataFrame(consumer_offsets_fleet(5, seed=3).records, RECORDS))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert state.check() == 0
+
+
+@pytest.mark.parametrize("schema,message", [
+    ("value binary, partition int, offset long", "no column 'key' \\(binary\\)"),
+    ("key string, value binary, partition int, offset long", "column 'key' is string, not binary"),
+    ("key binary, value binary, offset long", "no column 'partition'"),
+    ("key binary, value binary, partition string, offset long", "column 'partition' is string, not an integer"),
+])
+def test_a_frame_that_is_not_records_is_refused_by_name(spark, schema, message):
+    with pytest.raises(SchemaError, match=message):
+        consumer_groups(spark.createDataFrame([], schema))
+
+
+def test_partitions_must_be_a_positive_integer(spark):
+    with pytest.raises(InvalidInputError, match="partitions must be a positive integer, got 0"):
+        consumer_groups(spark.createDataFrame([], RECORDS), partitions=0)
