@@ -21,7 +21,7 @@ from ...errors import RecordFormatError
 from .schemas import ASSIGNMENT, KEYS, SHARE_GROUP_TYPES, STICKY_USER_DATA, SUBSCRIPTION, VALUES, Field, Message
 from .wire import Reader
 
-__all__ = ["RecordKey", "decode_key", "decode_value", "decode_subscription", "decode_assignment",
+__all__ = ["RecordKey", "empty_struct", "decode_key", "decode_value", "decode_subscription", "decode_assignment",
            "decode_sticky_user_data", "read_message"]
 
 Decoded = Dict[str, Any]
@@ -49,7 +49,7 @@ def _read_struct(reader: Reader, fields: "tuple[Field, ...]", version: int, flex
     out: Decoded = {}
     for field in fields:
         if field.tag is not None:
-            out[field.name] = field.default
+            out[field.name] = empty_struct(field.fields) if field.type == "struct" else field.default
         elif field.in_version(version):
             out[field.name] = _read_field(reader, field, version, flexible)
         elif field.default is not None:
@@ -80,8 +80,12 @@ def _read_field(reader: Reader, field: Field, version: int, flexible: bool) -> A
     if kind == "bytes":
         return _non_null(reader.bytes(flexible), field, version, reader)
     if kind == "struct":
-        if field.nullable(version) and reader.int8() < 0:
-            return None
+        # A nullable struct starts with a marker: a varint 0 (null) or 1 in a tagged field, as
+        # Kafka's generated code writes it there; a byte, negative for null, elsewhere.
+        if field.nullable(version):
+            marker = reader.uvarint() if field.tag is not None else reader.int8()
+            if marker <= 0:
+                return None
         return _read_struct(reader, field.fields, version, flexible)
     count = reader.length(flexible, wide=True)
     if count < 0:
@@ -93,6 +97,14 @@ def _read_field(reader: Reader, field: Field, version: int, flexible: bool) -> A
     if kind == "[]string":
         return [_non_null(reader.string(flexible), field, version, reader) for _ in range(count)]
     return [_read_struct(reader, field.fields, version, flexible) for _ in range(count)]
+
+
+def empty_struct(fields: "tuple[Field, ...]") -> Decoded:
+    """A struct with every field at Kafka's zero value: what a tagged struct field holds when its
+    tag is absent (the generated classes start it as ``new Struct()``)."""
+    zero = {"int8": 0, "int16": 0, "int32": 0, "int64": 0, "string": "", "bytes": b""}
+    return {f.name: empty_struct(f.fields) if f.type == "struct" else zero.get(f.type, [])
+            for f in fields if f.tag is None}
 
 
 def _non_null(value: Any, field: Field, version: int, reader: Reader) -> Any:

@@ -17,6 +17,7 @@ import base64
 import struct
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
+from .decode import empty_struct
 from .schemas import ASSIGNMENT, KEYS, STICKY_USER_DATA, SUBSCRIPTION, VALUES, Field, Message
 
 __all__ = ["encode_key", "encode_value", "encode_subscription", "encode_assignment", "encode_sticky_user_data",
@@ -55,10 +56,11 @@ def _field(field: Field, value: Any, version: int, flexible: bool) -> bytes:
             return _length(-1, flexible, True)
         return _length(len(value), flexible, True) + bytes(value)
     if kind == "struct":
+        tagged = field.tag is not None          # a tagged struct's marker is a varint, else a byte
         if value is None:
-            return struct.pack(">b", -1)
-        return (struct.pack(">b", 1) if field.nullable(version) else b"") + \
-            _struct(field.fields, value, version, flexible)
+            return _uvarint(0) if tagged else struct.pack(">b", -1)
+        prefix = (_uvarint(1) if tagged else struct.pack(">b", 1)) if field.nullable(version) else b""
+        return prefix + _struct(field.fields, value, version, flexible)
     items = [] if value is None else list(value)
     out = [_length(len(items), flexible, True)]
     for item in items:
@@ -78,8 +80,10 @@ def _struct(fields: Iterable[Field], value: Dict[str, Any], version: int, flexib
         if not field.in_version(version):
             continue
         if field.tag is not None:
-            if value.get(field.name) is not None:
-                tagged.append((field.tag, _field(field, value[field.name], version, flexible)))
+            # Written unless it holds its default (an empty struct): null is written, as a marker.
+            given = value.get(field.name, empty_struct(field.fields))
+            if given != empty_struct(field.fields):
+                tagged.append((field.tag, _field(field, given, version, flexible)))
             continue
         out.append(_field(field, value.get(field.name), version, flexible))
     if flexible:

@@ -5,7 +5,8 @@ group id's hash) and rebuilds its state by reading that partition in offset orde
 replaces the previous one with its key, a record without a value (a tombstone) deletes it. This
 module does the same to one partition's records, then turns what is left into rows:
 
-1. **latest**: the last record of each key, in offset order (Arrow's hash aggregation);
+1. **latest**: the last record of each key, in offset order (Arrow's hash aggregation; the two
+   offset-commit key types are one key, as Kafka decodes them);
 2. **tombstones**: keys whose last record has no value are gone;
 3. **offset commits** (types 0, 1): decoded a column at a time (:mod:`.offsets`);
 4. **group records** (types 2-8): decoded one by one, gathered per group, built into the group,
@@ -22,6 +23,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Set, Tuple
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ...errors import RecordFormatError
 from ...schema import KAFKA_ASSIGNMENT_COLUMNS, KAFKA_GROUP_COLUMNS, KAFKA_PROBLEM_COLUMNS, SUBSCRIPTION_COLUMNS
@@ -71,9 +73,13 @@ def _table(rows: List[Tuple[Any, ...]], schema: pa.Schema) -> pa.Table:
 
 
 def _latest(keys: pa.Array) -> np.ndarray:
-    """Row numbers of the last record of each non-null key, ascending."""
+    """Row numbers of the last record of each non-null key, ascending. Keys are compared as Kafka
+    compares them, decoded: the two offset-commit key types (0 and 1) have one layout, so a commit
+    under either replaces one under the other."""
     rows = pa.array(np.arange(len(keys), dtype=np.int64))
-    last = pa.table({"k": keys, "i": rows}).filter(keys.is_valid()).group_by("k", use_threads=False) \
+    commit_v0 = pc.fill_null(pc.starts_with(keys.cast(pa.binary()), pattern=b"\x00\x00"), False)
+    same = pc.if_else(commit_v0, pc.binary_replace_slice(keys, start=0, stop=2, replacement=b"\x00\x01"), keys)
+    last = pa.table({"k": same, "i": rows}).filter(keys.is_valid()).group_by("k", use_threads=False) \
         .aggregate([("i", "max")]).column("i_max")
     return np.sort(last.to_numpy())
 
