@@ -18,7 +18,8 @@ from typing import Any, Dict, Optional, TextIO, cast
 from ..errors import NeedsSparkError
 from ..schema import STATUSES
 from .driver_path import DriverInputs, Path, choose_path
-from .inputs import check_rebalance_inputs, read_rebalance_inputs, rebalance_strategy
+from ..core.consumer.registry import get_strategy
+from .inputs import check_rebalance_inputs, group_strategies, read_rebalance_inputs, rebalance_strategy
 from .kafka import cmd_audit, cmd_groups
 from .replicas import cmd_replicas
 from .runtime import (CliError, Progress, SparkRuntime, is_delta_table, is_path, output_file, require_table,
@@ -190,14 +191,49 @@ def cmd_rebalance(args, ctx: Context) -> int:
     when the inputs are small (:mod:`.driver_path`)."""
     chosen = rebalance_strategy(args)
     check_rebalance_inputs(args)
+    own = group_strategies(args)
     location = writable_table(args.table)
     path = choose_path(args)
+    if own:
+        return _rebalance_each_strategy(args, ctx, chosen, own, location, path)
     if path.inputs is not None:
         try:
             return _rebalance_in_driver(args, ctx, chosen, location, path)
         except NeedsSparkError as e:                # found before anything was written
             path = Path(None, e.reason)
     return _rebalance_in_spark(args, ctx, chosen, location, path)
+
+
+def _rebalance_each_strategy(args, ctx: Context, default, own: Dict[str, str], location: str, path: Path) -> int:
+    """``rebalance --strategies FILE``: each group with its own strategy, one commit per strategy
+    (the groups it runs; those the file does not name run ``--strategy``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    spark_inputs = read_rebalance_inputs(ctx.runtime.session(), args) if path.inputs is None else None
+    names = sorted(set(own.values()) | {default.name})
+    for name in names:
+        groups = [g for g, s in own.items() if s == name]
+        chosen = default if name == default.name else get_strategy(name)
+        ctx.print(f"strategy {name}: " + (f"{len(groups)} groups named in {args.strategies}" if name != default.name
+                                          else "the groups --strategies does not name" +
+                                          (f", and {len(groups)} it names" if groups else "")))
+        others = [g for g, s in own.items() if s != name]
+        if path.inputs is not None:
+            subs = path.inputs.subscriptions
+            ids = subs.column("group_id") if "group_id" in subs.column_names else pa.array(["default"] * subs.num_rows)
+            keep = pc.is_in(ids, value_set=pa.array(groups, pa.string())) if name != default.name else \
+                pc.invert(pc.is_in(ids, value_set=pa.array(others, pa.string())))
+            part = Path(DriverInputs(subs.filter(keep), path.inputs.topics), path.line)
+            if part.inputs is not None and part.inputs.subscriptions.num_rows:
+                _rebalance_in_driver(args, ctx, chosen, location, part)
+            continue
+        subscriptions, topics, weights = cast(tuple, spark_inputs)
+        from pyspark.sql import functions as F
+        column = F.col("group_id") if "group_id" in subscriptions.columns else F.lit("default")
+        chosen_rows = column.isin(groups) if name != default.name else ~column.isin(others)
+        _rebalance_rows_in_spark(args, ctx, chosen, location, path, subscriptions.where(chosen_rows), topics, weights)
+    return 0
 
 
 def _rebalance_in_driver(args, ctx: Context, chosen, location: str, path: Path) -> int:
@@ -215,12 +251,17 @@ def _rebalance_in_driver(args, ctx: Context, chosen, location: str, path: Path) 
 
 
 def _rebalance_in_spark(args, ctx: Context, chosen, location: str, path: Path) -> int:
+    subscriptions, topics, weights = read_rebalance_inputs(ctx.runtime.session(), args)
+    if subscriptions.isEmpty():             # a header-only file: not a fleet; write no (empty) table
+        raise CliError(f"--subscriptions: {args.subscriptions} has no rows; give one row per member and topic")
+    return _rebalance_rows_in_spark(args, ctx, chosen, location, path, subscriptions, topics, weights)
+
+
+def _rebalance_rows_in_spark(args, ctx: Context, chosen, location: str, path: Path, subscriptions, topics,
+                             weights) -> int:
     from ..state import AssignmentTable
 
     spark = ctx.runtime.session()
-    subscriptions, topics, weights = read_rebalance_inputs(spark, args)
-    if subscriptions.isEmpty():             # a header-only file: not a fleet; write no (empty) table
-        raise CliError(f"--subscriptions: {args.subscriptions} has no rows; give one row per member and topic")
     table = AssignmentTable(spark, location)
     began = time.perf_counter()
     step = table.rebalance(subscriptions, topics, strategy=chosen.name, weights=weights,

@@ -279,6 +279,27 @@ def rebalance_strategy(args):
     return chosen
 
 
+def group_strategies(args) -> Dict[str, str]:
+    """``rebalance --strategies FILE``: each group's own strategy, from ``kafka-consumer-groups
+    --describe --state`` text (checked before Spark starts); {} without the option. A group
+    whose strategy spark-assign does not have is an error naming it and the strategies there are."""
+    from ..core.consumer.registry import strategy_names
+    from ..kafka.groups import group_strategies as strategies_of, read_group_states
+
+    if not getattr(args, "strategies", None):
+        return {}
+    check_input(args.strategies, "--strategies")
+    path = os.path.abspath(os.path.expanduser(args.strategies))
+    with open(path, encoding="utf-8") as f:
+        own = strategies_of(read_group_states(f.read(), args.strategies))
+    unknown = sorted({(s, g) for g, s in own.items() if s not in strategy_names()})
+    if unknown:
+        shown = "; ".join(f"{g!r} runs {s!r}" for s, g in unknown[:5])
+        raise CliError(f"--strategies: {shown}, which spark-assign does not have (it has "
+                       f"{', '.join(strategy_names())}); leave those groups out of the file")
+    return own
+
+
 def check_rebalance_inputs(args) -> None:
     """Before Spark starts: a rebalance's ``--subscriptions``, ``--topics`` and ``--weights`` (when
     given) exist and have a known format (``rebalance``, ``what-if``)."""

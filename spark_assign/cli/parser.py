@@ -289,6 +289,10 @@ def build_parser() -> argparse.ArgumentParser:
     reb.add_argument("--table", required=True, metavar="PATH|TABLE", help="the state table (created if absent)")
     reb.add_argument("--strategy", required=True, metavar="NAME",
                      help="the strategy; changing it recomputes every group")
+    reb.add_argument("--strategies", metavar="FILE.txt",
+                     help="each group's own strategy: the text of kafka-consumer-groups --describe --state "
+                          "(--all-groups); the groups it names run theirs (one commit per strategy), the others "
+                          "--strategy")
     reb.add_argument("--weights", metavar="PATH|TABLE",
                      help="rows (topic, partition, weight[, group_id]): per-partition load (lag, bytes/s) of this "
                           "run; needed by load-aware, cooperative-load-aware and lag-based")

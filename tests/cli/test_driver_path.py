@@ -179,3 +179,30 @@ def test_kafkas_own_text_is_a_rebalance_input_without_spark(tmp_path):
     # Sticky keeps the claims but one: the idle member, subscribed by the assumption, takes one.
     assert sum(owners[p] == m for p, m in claims.items()) == 5 and list(owners.values()).count("c-4-idle") == 1
     assert set(rows["members"]) == {4} and set(rows.loc[rows["member_id"] == "c-1", "group_instance_id"]) == {"static-ü"}
+
+
+def test_each_group_runs_its_own_strategy_from_kafkas_state_text(tmp_path):
+    """``--strategies``: kafka-consumer-groups --describe --state names each group's assignor;
+    those groups run theirs (one commit per strategy), a group it does not name runs --strategy."""
+    from ..kafka.test_group_members import members_output
+    from ..kafka.test_group_states import states_output
+
+    held = [("c-1", "", "/10.0.0.1", "app", [("orders", 0), ("orders", 1), ("orders", 2)], []),
+            ("c-2", "", "/10.0.0.2", "app", [("orders", 3), ("orders", 4), ("orders", 5)], [])]
+    text = "".join(members_output(g, [(f"{g}-{m[0]}",) + m[1:] for m in held], layout="old")
+                   for g in ("ranged", "rounded", "unnamed"))
+    (tmp_path / "groups.txt").write_text(text, encoding="utf-8")
+    (tmp_path / "state.txt").write_text(states_output([("ranged", "range", "Stable", 2),
+                                                       ("rounded", "roundrobin", "Stable", 2)]), encoding="utf-8")
+    run = run_cli("rebalance", "--subscriptions", tmp_path / "groups.txt", "--topics", "orders=6",
+                  "--table", tmp_path / "state", "--strategy", "sticky", "--strategies", tmp_path / "state.txt")
+    assert run.status == 0, run.err
+    assert "strategy range: 1 groups named in" in run.out and "strategy sticky: the groups --strategies does not name" \
+        in run.out
+    rows = state_rows(tmp_path / "state")
+    assert dict(zip(rows["group_id"], rows["strategy"])) == {"ranged": "range", "rounded": "roundrobin",
+                                                              "unnamed": "sticky"}
+    (tmp_path / "custom.txt").write_text(states_output([("ranged", "my-assignor", "Stable", 2)]), encoding="utf-8")
+    bad = run_cli("rebalance", "--subscriptions", tmp_path / "groups.txt", "--topics", "orders=6",
+                  "--table", tmp_path / "other", "--strategy", "sticky", "--strategies", tmp_path / "custom.txt")
+    assert bad.status != 0 and "'ranged' runs 'my-assignor'" in bad.err and not (tmp_path / "other").exists()
