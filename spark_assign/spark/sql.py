@@ -47,6 +47,7 @@ from ..errors import InvalidInputError
 from ..progress import progress
 from . import failures
 from .producer.sql_functions import SQL_FUNCTIONS, udfs
+from .kafka.sql_functions import KAFKA_TABLE_FUNCTIONS
 from .replicas.sql_functions import REPLICA_TABLE_FUNCTIONS
 from .consumer.sql_functions import TABLE_FUNCTIONS
 
@@ -58,7 +59,7 @@ __all__ = ["register", "TABLE_FUNCTION_NAMES", "SCALAR_FUNCTION_NAMES", "split_s
 Procedures = Callable[[Any, str], Optional[Any]]
 
 #: The table functions ``register`` adds.
-TABLE_FUNCTION_NAMES: List[str] = list(TABLE_FUNCTIONS) + list(REPLICA_TABLE_FUNCTIONS)
+TABLE_FUNCTION_NAMES: List[str] = list(TABLE_FUNCTIONS) + list(REPLICA_TABLE_FUNCTIONS) + list(KAFKA_TABLE_FUNCTIONS)
 #: The scalar functions ``register`` adds.
 SCALAR_FUNCTION_NAMES: List[str] = list(SQL_FUNCTIONS)
 
@@ -94,7 +95,7 @@ def register(spark: Any, *, arrow: bool = True) -> List[str]:
     else:
         from pyspark.sql.udtf import UserDefinedTableFunction  # type: ignore[assignment]
     eval_type = PythonEvalType.SQL_ARROW_UDTF if arrow else PythonEvalType.SQL_TABLE_UDF
-    for name, handler in {**TABLE_FUNCTIONS, **REPLICA_TABLE_FUNCTIONS}.items():
+    for name, handler in {**TABLE_FUNCTIONS, **REPLICA_TABLE_FUNCTIONS, **KAFKA_TABLE_FUNCTIONS}.items():
         # returnType=None: Spark asks the handler's ``analyze`` for the schema (and the checks).
         function = UserDefinedTableFunction(handler, returnType=None, name=name, evalType=eval_type,
                                             deterministic=True)

@@ -72,3 +72,20 @@ def test_a_frame_that_is_not_records_is_refused_by_name(spark, schema, message):
 def test_partitions_must_be_a_positive_integer(spark):
     with pytest.raises(InvalidInputError, match="partitions must be a positive integer, got 0"):
         consumer_groups(spark.createDataFrame([], RECORDS), partitions=0)
+
+
+def test_sql_gives_each_frame_as_the_dataframe_form_does(spark):
+    import spark_assign
+
+    spark_assign.register(spark)
+    records = consumer_offsets_fleet(15, seed=4, commits=1, plant=2).records + [(b"\x00\x63", b"", 1, 99_999)]
+    frame = spark.createDataFrame(random.Random(2).sample(records, len(records)), RECORDS)
+    frame.createOrReplaceTempView("offsets_copy")
+    state = consumer_groups(frame)
+    for name in ("groups", "subscriptions", "problems"):
+        sql = spark.sql(f"SELECT * FROM kafka_consumer_groups(TABLE(offsets_copy), frame => '{name}')")
+        assert sql.columns == getattr(state, name).columns
+        assert _sorted([r.asDict(recursive=True) for r in sql.collect()]) == \
+            _sorted([r.asDict(recursive=True) for r in getattr(state, name).collect()])
+    with pytest.raises(Exception, match="frame must be one of groups, subscriptions"):
+        spark.sql("SELECT * FROM kafka_consumer_groups(TABLE(offsets_copy), frame => 'members')").collect()
