@@ -20,7 +20,8 @@ FENCE = re.compile(r"```(python|sql)\n(.*?)```", re.S)
 pytestmark = pytest.mark.spark
 
 #: Pages a dedicated test runs instead (with what they need beyond this runner).
-OWN_TEST = {"sql.md": "tests/spark/test_sql_scripts.py::test_guide_examples_run"}
+OWN_TEST = {"sql.md": "tests/spark/test_sql_scripts.py::test_guide_examples_run",
+            "kafka-records.md": "tests/cli/test_kafka_walkthrough.py::test_the_walkthrough_runs"}
 
 
 def pages():
