@@ -99,12 +99,13 @@ def main() -> None:
     median = {name: statistics.median(t) for name, t in times.items()}
     frames = consumer_groups(spark.read.parquet(path)).persist()
     result = {
-        "records": count, "groups": frames.groups.count(), "offsets": frames.offsets.count(),
-        "problems": frames.problems.count(), "rounds": rounds, "seconds": median,
-        "decode_vs_read": median["decode"] / median["read"],
-        "decode_vs_arrow_pass": median["decode"] / median["arrow pass"],
         "machine": {"python": platform.python_version(), "cores": os.cpu_count(), "spark": spark.version,
-                    "platform": platform.platform(), "load_average": os.getloadavg()},
+                    "platform": platform.platform(), "load_average": [round(x, 2) for x in os.getloadavg()]},
+        "rows": [{"records": count, "groups": frames.groups.count(), "offsets": frames.offsets.count(),
+                  "problems": frames.problems.count(), "rounds": rounds, "read_seconds": median["read"],
+                  "arrow_pass_seconds": median["arrow pass"], "decode_seconds": median["decode"],
+                  "decode_vs_arrow_pass": median["decode"] / median["arrow pass"],
+                  "decode_vs_read": median["decode"] / median["read"]}],
     }
     print(json.dumps(result, indent=2))
     if not args.quick:

@@ -36,6 +36,9 @@ FILES = [
     ("replica_fleet.json", "Replica placement over a fleet of clusters (benchmarks/replica_fleet_bench.py)"),
     ("load.json", "Load-aware assignment over 50 drifting generations (benchmarks/load_bench.py)"),
     ("cli.json", "The command line without Spark against through Spark (benchmarks/cli_bench.py)"),
+    ("records.json", "Reading __consumer_offsets: consumer_groups against passes that only read the records "
+                     "(benchmarks/records_bench.py)"),
+    ("audit.json", "The audit of a fleet's classic groups in one job (benchmarks/audit_bench.py)"),
 ]
 
 

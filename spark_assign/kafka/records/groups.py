@@ -126,12 +126,8 @@ def preferred_assignor(assignors: List[Optional[str]]) -> str:
     if not counts:
         return CONSUMER_DEFAULT_ASSIGNOR
     names = list(counts)
-    best = None
-    for i in hashmap_order([java_string_hash(n) for n in names]):
-        if best is None or counts[names[i]] > counts[best]:
-            best = names[i]
-    assert best is not None
-    return best
+    order = [names[i] for i in hashmap_order([java_string_hash(n) for n in names])]
+    return max(order, key=counts.__getitem__)          # Python's max keeps the first maximum, as Java's does
 
 
 class ConsumerGroupRecords(NamedTuple):

@@ -95,10 +95,8 @@ def replay_batches(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch
         table = pa.Table.from_batches(pending).combine_chunks()
         pending.clear()
         partition = table.column("partition")[0].as_py()
-        yield from _wide_batch(replay_partition(partition, table.column("key").chunk(0) if table.num_rows else
-                                                pa.array([], pa.binary()),
-                                                table.column("value").chunk(0),
-                                                table.column("offset").to_numpy()))
+        yield from _wide_batch(replay_partition(partition, table.column("key").chunk(0),
+                                                table.column("value").chunk(0), table.column("offset").to_numpy()))
 
     for batch in batches:
         parts = batch.column("partition").to_numpy(zero_copy_only=False)
