@@ -16,7 +16,7 @@ one ``__consumer_offsets`` partition with the DataFrame form's code
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Optional, cast
+from typing import Any, Dict, Iterator, Optional, cast
 
 import numpy as np
 import pyarrow as pa
@@ -26,6 +26,7 @@ from pyspark.sql.udtf import AnalyzeArgument, AnalyzeResult, OrderingColumn, Par
 
 from ...errors import InvalidInputError, SchemaError
 from ...kafka.records.replay import Frames, replay_partition
+from ..udtf import GatheringHandler
 from .records import FRAME_COLUMNS
 
 __all__ = ["KAFKA_TABLE_FUNCTIONS", "KafkaConsumerGroups", "RecordsPlan"]
@@ -78,40 +79,24 @@ def analyze_records(table: Optional[AnalyzeArgument], frame: Optional[AnalyzeArg
         frame=name)
 
 
-class KafkaConsumerGroups:
+class KafkaConsumerGroups(GatheringHandler):
     """The ``kafka_consumer_groups`` SQL table function: one handler per ``__consumer_offsets`` partition."""
 
     analyze = staticmethod(analyze_records)
+    RECEIVED = pa.schema([("key", pa.binary()), ("value", pa.binary()), ("partition", pa.int32()),
+                          ("offset", pa.int64())])
 
     def __init__(self, plan: RecordsPlan) -> None:
+        super().__init__()
         self._plan = plan
-        self._batches: List[pa.RecordBatch] = []
-        self._arrow = False
-
-    def eval(self, table: Any, *args: Any, **kwargs: Any) -> None:
-        if isinstance(table, pa.RecordBatch):
-            self._arrow = True
-            if table.num_rows:
-                self._batches.append(table.select(["key", "value", "partition", "offset"]))
-        else:                                           # row-at-a-time UDTF: one Row per record
-            row = table.asDict()
-            self._batches.append(pa.RecordBatch.from_pylist(
-                [{k: row[k] for k in ("key", "value", "partition", "offset")}],
-                schema=pa.schema([("key", pa.binary()), ("value", pa.binary()), ("partition", pa.int32()),
-                                  ("offset", pa.int64())])))
 
     def terminate(self) -> Iterator[Any]:
-        if not self._batches:
+        records = self.gathered()
+        if records is None:
             return
-        records = pa.Table.from_batches(self._batches).combine_chunks()
         frames = replay_partition(records.column("partition")[0].as_py(), records.column("key").chunk(0),
                                   records.column("value").chunk(0), np.asarray(records.column("offset")))
-        out = frames[Frames._fields.index(self._plan.frame)]
-        for batch in out.to_batches():
-            if self._arrow:
-                yield batch
-            else:
-                yield from zip(*(column.to_pylist() for column in batch.columns))
+        yield from self.answer(frames[Frames._fields.index(self._plan.frame)].to_batches())
 
 
 #: The table functions this module adds (``spark_assign.register``).

@@ -39,6 +39,7 @@ from pyspark.sql.udtf import AnalyzeArgument, AnalyzeResult, PartitioningColumn,
 from ...errors import InvalidInputError, SchemaError
 from ...types import ARROW_TYPES
 from ..inputs import checked_int_sql, type_matches
+from ..udtf import GatheringHandler
 from .dataframe import KIND_BROKER, KIND_REPLICA, KIND_TOPIC, REPLICA_COLUMNS, WIRE_COLUMNS, check_options
 from .worker import place_wire
 
@@ -180,35 +181,22 @@ def analyze_replicas(table: Optional[AnalyzeArgument], method: Optional[AnalyzeA
 # ---------------------------------------------------------------------------------- run time
 
 
-class AssignReplicas:
+class AssignReplicas(GatheringHandler):
     """The ``assign_replicas`` SQL table function: one handler per cluster (see the module docstring)."""
 
     analyze = staticmethod(analyze_replicas)
+    RECEIVED = _RECEIVED
 
     def __init__(self, plan: ReplicaPlan) -> None:
+        super().__init__()
         self._plan = plan
-        self._batches: List[pa.RecordBatch] = []
-        self._arrow = False
-
-    def eval(self, table: Any, *args: Any, **kwargs: Any) -> None:
-        if isinstance(table, pa.RecordBatch):
-            self._arrow = True
-            if table.num_rows:
-                self._batches.append(table)
-        else:                                           # row-at-a-time UDTF: one Row per topic
-            value = table.asDict(recursive=True)
-            self._batches.append(pa.RecordBatch.from_pylist([value], schema=_RECEIVED))
 
     def terminate(self) -> Iterator[Any]:
         try:
-            out = place_topic_rows(pa.Table.from_batches(self._batches) if self._batches else None, self._plan)
+            out = place_topic_rows(self.gathered(), self._plan)
         except InvalidInputError as e:                  # to the caller as InvalidInputError (see .failures)
             raise e.for_driver() from None
-        for batch in out:
-            if self._arrow:
-                yield batch
-            else:
-                yield from zip(*(column.to_pylist() for column in batch.columns))
+        yield from self.answer(out)
 
 
 def place_topic_rows(rows: Optional[pa.Table], plan: ReplicaPlan) -> List[pa.RecordBatch]:
