@@ -138,3 +138,22 @@ def test_partitions_changing_hands_reads_single_claims_as_the_general_rule_does(
         shortcut = partitions_changing_hands(Context(group), owner)
         general = partitions_changing_hands(Context(dataclasses.replace(group, claims_overlap=True)), owner)
         assert shortcut.tolist() == general.tolist()
+
+
+def test_a_group_kafkas_loop_never_finishes_ends_valid_balanced_and_sticky():
+    """Kafka's performReassignments loops forever on this group: its undo rule keeps moving a
+    partition a third member holds, so the balance never improves. The engine stops taking such
+    undos after a bound and ends (docs/kafka-fidelity.md)."""
+    import json
+    from pathlib import Path
+
+    from spark_assign.core.consumer.checks import balance_violations, stickiness_violations, validity_errors
+
+    case = json.loads((Path(__file__).parents[2] / "data" / "sticky_endless_undo_case.json").read_text("utf-8"))
+    members = [Member(m["member_id"], topics=m["topics"], owned=[tuple(tp) for tp in m["owned"]],
+                      generation=m["generation"], instance_id=m["instance_id"]) for m in case["members"]]
+    for strategy in ("sticky", "cooperative-sticky"):
+        result = assign(members, case["topics"], strategy)
+        assert validity_errors(result, allow_withheld=strategy == "cooperative-sticky") == []
+    result = assign(members, case["topics"], "sticky")
+    assert balance_violations(result) == [] and stickiness_violations(result) == []
