@@ -19,7 +19,7 @@ from collections import Counter
 from typing import Any, List
 
 from ..errors import RecordProblemWarning
-from .inputs import read_input
+from .inputs import check_input, read_input
 from .runtime import CliError
 from .tables import format_table
 
@@ -35,8 +35,14 @@ def _state(ctx: Any, args: Any) -> Any:
 
     spark = ctx.runtime.session()
     records = read_input(spark, args.records, "--records")
+    ids = None
+    if getattr(args, "topic_ids", None):
+        from ..kafka import read_topic_ids
+        check_input(args.topic_ids, "--topic-ids")
+        with open(os.path.abspath(os.path.expanduser(args.topic_ids)), encoding="utf-8") as f:
+            ids = read_topic_ids(f.read(), args.topic_ids)
     try:
-        state = consumer_groups(records).persist()
+        state = consumer_groups(records, topic_ids=ids).persist()
     except SchemaError as e:
         raise CliError(f"--records: {args.records}: {e}") from None
     with warnings.catch_warnings(record=True) as caught:

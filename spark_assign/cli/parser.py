@@ -360,6 +360,9 @@ def build_parser() -> argparse.ArgumentParser:
               "rebalance --subscriptions' input as it is.")
     grp.add_argument("--records", required=True, metavar="PATH|TABLE", help="the records (key, value, partition, offset)")
     grp.add_argument("--out", metavar="DIR", help="write the frames as Parquet folders here (a new folder)")
+    grp.add_argument("--topic-ids", dest="topic_ids", metavar="FILE.txt",
+                     help="kafka-topics --describe text: the topics' ids, for KIP-848 groups of Kafka 4.1+ "
+                          "(their records name topics by id only)")
     grp.add_argument("--limit", type=_count, default=50, metavar="N", help="groups to list (default: %(default)s; 0: all)")
 
     aud = add("audit", "classic groups whose leader's assignment differs from their strategy's",

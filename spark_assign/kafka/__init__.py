@@ -17,7 +17,7 @@ from .groups import GroupMember, PartitionLag, lag_weights, read_group_members, 
     subscription_rows
 from .placement import CurrentPlacement, read_current_placement
 from .reassignment import ReassignmentOutput, format_reassignment, parse_reassignment, read_reassignment_output
-from .topics import PartitionDescription, read_topics_describe
+from .topics import PartitionDescription, read_topic_ids, read_topics_describe
 
 if TYPE_CHECKING:
     from ..spark.kafka.audit import audit
@@ -30,7 +30,7 @@ SPARK_NAMES = {"consumer_groups": "spark_assign.spark.kafka.records",
 
 __all__ = ["GroupMember", "read_group_members", "subscription_rows", "PartitionLag", "read_group_offsets",
            "lag_weights", "CurrentPlacement", "read_current_placement", "ReassignmentOutput", "format_reassignment",
-           "parse_reassignment", "read_reassignment_output", "PartitionDescription", "read_topics_describe", "consumer_groups", "ConsumerGroups", "audit"]
+           "parse_reassignment", "read_reassignment_output", "PartitionDescription", "read_topics_describe", "read_topic_ids", "consumer_groups", "ConsumerGroups", "audit"]
 
 
 def __getattr__(name: str) -> Any:

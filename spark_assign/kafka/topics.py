@@ -20,7 +20,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ..errors import ToolOutputError
 
-__all__ = ["PartitionDescription", "read_topics_describe"]
+__all__ = ["PartitionDescription", "read_topics_describe", "read_topic_ids"]
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,25 @@ def read_topics_describe(text: str, source: str) -> List[PartitionDescription]:
                                   "output, or --describe with a filter (--under-replicated-partitions, ...)?",
                                   source=source, line=number)
     return out
+
+
+def read_topic_ids(text: str, source: str) -> Dict[str, str]:
+    """Each topic's id -> its name, from ``kafka-topics --describe`` output (its ``TopicId:``
+    fields; the same checks as :func:`read_topics_describe`). KIP-848 groups of Kafka 4.1+ name
+    their topics by id only: ``consumer_groups(records, topic_ids=read_topic_ids(...))``.
+
+    Example::
+
+        ids = read_topic_ids(open("topics.txt").read(), "topics.txt")     # {'7n3cZp0JQxKJqk3sM9b0xA': 'orders'}
+    """
+    read_topics_describe(text, source)
+    ids: Dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            fields = _fields(line, source, number)
+            if "PartitionCount" in fields and fields.get("TopicId"):
+                ids[fields["TopicId"]] = fields["Topic"]
+    return ids
 
 
 def _fields(line: str, source: str, number: int) -> Dict[str, str]:

@@ -127,7 +127,7 @@ def decode_key(raw: Optional[bytes]) -> RecordKey:
         return RecordKey(record_type, None, {})
     message = KEYS.get(record_type)
     if message is None:
-        raise RecordFormatError(f"unknown record type {record_type} (key version); known: 0-15")
+        raise RecordFormatError(f"unknown record type {record_type} (key version); known: 0-16")
     fields = read_message(reader, message, record_type)
     group = fields.get("group", fields.get("GroupId"))
     return RecordKey(record_type, group, fields)

@@ -134,9 +134,10 @@ class ConsumerGroupRecords(NamedTuple):
     """A KIP-848 group's latest record values by type (tombstoned ones absent)."""
 
     epoch: int
-    topics: Dict[str, str]                       # topic id -> name (partition metadata)
+    topics: Dict[str, str]                       # topic id -> name (partition metadata, else the caller's)
     members: Dict[str, Dict[str, Any]]           # member id -> ConsumerGroupMemberMetadataValue
     current: Dict[str, Dict[str, Any]]           # member id -> ConsumerGroupCurrentMemberAssignmentValue
+    regexes: Dict[str, List[str]]                # regular expression -> the topics it resolved to
 
 
 def _names(group: ConsumerGroupRecords, member_id: str, field: str) -> List[Tuple[str, int]]:
@@ -146,13 +147,15 @@ def _names(group: ConsumerGroupRecords, member_id: str, field: str) -> List[Tupl
         name = group.topics.get(tp["TopicId"])
         if name is None:
             raise RecordFormatError(f"member {member_id!r}: topic id {tp['TopicId']} is in no partition "
-                                    f"metadata record of the group")
+                                    f"metadata record of the group (Kafka 4.1+ writes none: give the "
+                                    f"topics' ids, topic_ids=)")
         pairs.extend((name, p) for p in tp["Partitions"])
     return pairs
 
 
 def consumer_group(group_id: str, group: ConsumerGroupRecords) -> GroupRows:
-    """A KIP-848 group's rows: members from their metadata records, claims and assignment from their
+    """A KIP-848 group's rows: members from their metadata records (their topics: those named, and
+    those their regular expression resolved to), claims and assignment from their
     current-assignment records (a member holds its assigned partitions and those pending
     revocation), topic ids resolved through the group's partition metadata."""
     subscriptions: List[SubscriptionRow] = []
@@ -162,7 +165,8 @@ def consumer_group(group_id: str, group: ConsumerGroupRecords) -> GroupRows:
         held = _by_topic(assigned + _names(group, member_id, "PartitionsPendingRevocation"))
         current = group.current.get(member_id)
         epoch = None if current is None else current["MemberEpoch"]
-        for topic in _unique(meta["SubscribedTopicNames"]):
+        regex = meta["SubscribedTopicRegex"]
+        for topic in _unique(meta["SubscribedTopicNames"] + (group.regexes.get(regex, []) if regex else [])):
             subscriptions.append((group_id, member_id, topic, meta["InstanceId"], meta["RackId"] or None,
                                   sorted(held.get(topic, [])), epoch))
         if epoch is not None:

@@ -19,7 +19,7 @@ Share-group records (types 9-15) are another kind of group and are passed over.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, NamedTuple, Optional, Set, Tuple
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Set, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -104,7 +104,8 @@ class _GroupRecords:
         if record_type == GROUP_METADATA:
             self.classic[group] = (row, value)
             return
-        parts = self.consumer.setdefault(group, {"topics": {}, "members": {}, "current": {}, "epoch": None})
+        parts = self.consumer.setdefault(group, {"topics": {}, "members": {}, "current": {}, "regexes": {},
+                                                  "epoch": None})
         if record_type == 3:
             parts["epoch"] = value["Epoch"]
             self.where[group] = (row, record_type)
@@ -114,10 +115,12 @@ class _GroupRecords:
             parts["members"][fields["MemberId"]] = value
         elif record_type == 8:
             parts["current"][fields["MemberId"]] = value
+        elif record_type == 16:
+            parts["regexes"][fields["RegularExpression"]] = value["Topics"]
         # 6 and 7, the target assignment, say what the group is moving to, not what members hold.
 
 
-def _group_rows(records: _GroupRecords, problems: _Problems) -> List[GroupRows]:
+def _group_rows(records: _GroupRecords, problems: _Problems, topic_ids: Mapping[str, str]) -> List[GroupRows]:
     built: List[GroupRows] = []
     for group, (row, value) in records.classic.items():
         if group in records.broken:
@@ -134,14 +137,15 @@ def _group_rows(records: _GroupRecords, problems: _Problems) -> List[GroupRows]:
             problems.add(row, group, record_type, "records of a consumer group without its group metadata record")
             continue
         try:
-            built.append(consumer_group(group, ConsumerGroupRecords(parts["epoch"], parts["topics"], parts["members"],
-                                                                   parts["current"])))
+            built.append(consumer_group(group, ConsumerGroupRecords(
+                parts["epoch"], {**topic_ids, **parts["topics"]}, parts["members"], parts["current"], parts["regexes"])))
         except RecordFormatError as e:
             problems.add(row, group, record_type, str(e))
     return built
 
 
-def replay_partition(partition: int, keys: pa.Array, values: pa.Array, offsets: np.ndarray) -> Frames:
+def replay_partition(partition: int, keys: pa.Array, values: pa.Array, offsets: np.ndarray,
+                     topic_ids: Optional[Mapping[str, str]] = None) -> Frames:
     """The rows of one ``__consumer_offsets`` partition's records, given in offset order.
 
     Parameters
@@ -152,6 +156,9 @@ def replay_partition(partition: int, keys: pa.Array, values: pa.Array, offsets: 
         Binary Arrow arrays, one element per record; a null value is a tombstone.
     offsets:
         Each record's offset, ascending.
+    topic_ids:
+        Topic id (as Kafka prints it) -> name, for KIP-848 groups whose records do not name their
+        topics (Kafka 4.1+ writes no partition metadata); a group's own records win.
 
     Example
     -------
@@ -190,7 +197,7 @@ def replay_partition(partition: int, keys: pa.Array, values: pa.Array, offsets: 
             continue
         records.add(row, record_type, group or "", key.fields, value)
 
-    built = _group_rows(records, problems)
+    built = _group_rows(records, problems, topic_ids or {})
     return Frames(
         _table([b.group for b in built], GROUPS_SCHEMA),
         _table([r for b in built for r in b.subscriptions], SUBSCRIPTIONS_SCHEMA),

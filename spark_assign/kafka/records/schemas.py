@@ -20,7 +20,11 @@ type record                                value versions
 7    ``ConsumerGroupTargetAssignmentMember`` 0 (flexible)
 8    ``ConsumerGroupCurrentMemberAssignment`` 0 (flexible)
 9-15 share groups (KIP-932)                not read: another kind of group
+16   ``ConsumerGroupRegularExpression``      0 (flexible): the topics a member's regex resolved to
 ==== ===================================== ==============
+
+Kafka 4.1 (KIP-1101) stopped writing ``ConsumerGroupPartitionMetadata``: a newer group's topic ids
+are then resolved with the ids the caller gives (``kafka-topics --describe`` prints them).
 """
 
 from __future__ import annotations
@@ -82,10 +86,11 @@ KEYS: Dict[int, Message] = {
     6: _key("ConsumerGroupTargetAssignmentMetadataKey", 6, "GroupId"),
     7: _key("ConsumerGroupTargetAssignmentMemberKey", 7, "GroupId", "MemberId"),
     8: _key("ConsumerGroupCurrentMemberAssignmentKey", 8, "GroupId", "MemberId"),
+    16: _key("ConsumerGroupRegularExpressionKey", 16, "GroupId", "RegularExpression"),
 }
 OFFSET_COMMIT_TYPES = (0, 1)
 GROUP_METADATA = 2
-CONSUMER_GROUP_TYPES = (3, 4, 5, 6, 7, 8)
+CONSUMER_GROUP_TYPES = (3, 4, 5, 6, 7, 8, 16)
 #: KIP-932's share groups: records of another kind of group, known and left alone.
 SHARE_GROUP_TYPES = frozenset(range(9, 16))
 
@@ -155,6 +160,11 @@ VALUES: Dict[int, Message] = {
         Field("State", "int8"),
         Field("AssignedPartitions", "[]", fields=_TOPIC_PARTITIONS),
         Field("PartitionsPendingRevocation", "[]", fields=_TOPIC_PARTITIONS),
+    )),
+    16: Message("ConsumerGroupRegularExpressionValue", 0, 0, 0, (
+        Field("Topics", "[]string"),
+        Field("Version", "int64"),
+        Field("Timestamp", "int64"),
     )),
 }
 

@@ -12,7 +12,7 @@ to read several frames from one pass.
 from __future__ import annotations
 
 import warnings
-from typing import Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 import pyarrow as pa
@@ -85,7 +85,8 @@ def _wide_batch(frames: Frames) -> Iterator[pa.RecordBatch]:
         yield from pa.Table.from_arrays(columns, schema=_WIDE_SCHEMA).to_batches()
 
 
-def replay_batches(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+def replay_batches(batches: Iterable[pa.RecordBatch],
+                   topic_ids: Optional[Mapping[str, str]] = None) -> Iterator[pa.RecordBatch]:
     """The ``mapInArrow`` body: batches sorted by (partition, offset) in, each partition's frames out."""
     pending: List[pa.RecordBatch] = []
 
@@ -96,7 +97,8 @@ def replay_batches(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch
         pending.clear()
         partition = table.column("partition")[0].as_py()
         yield from _wide_batch(replay_partition(partition, table.column("key").chunk(0),
-                                                table.column("value").chunk(0), table.column("offset").to_numpy()))
+                                                table.column("value").chunk(0), table.column("offset").to_numpy(),
+                                                topic_ids))
 
     for batch in batches:
         parts = batch.column("partition").to_numpy(zero_copy_only=False)
@@ -185,7 +187,18 @@ class ConsumerGroups:
         return count
 
 
-def consumer_groups(records: DataFrame, partitions: Optional[int] = None) -> ConsumerGroups:
+def _topic_ids(topic_ids: "Union[Mapping[str, str], DataFrame, None]") -> Dict[str, str]:
+    if topic_ids is None:
+        return {}
+    if not isinstance(topic_ids, DataFrame):
+        return {str(k): str(v) for k, v in topic_ids.items()}
+    if not {"topic_id", "topic"} <= set(topic_ids.columns):
+        raise SchemaError(f"topic_ids: needs columns topic_id and topic; it has {topic_ids.columns}")
+    return {r[0]: r[1] for r in topic_ids.select("topic_id", "topic").collect()}
+
+
+def consumer_groups(records: DataFrame, partitions: Optional[int] = None,
+                    topic_ids: "Union[Mapping[str, str], DataFrame, None]" = None) -> ConsumerGroups:
     """Kafka's consumer groups, read from its ``__consumer_offsets`` records.
 
     Example::
@@ -206,6 +219,10 @@ def consumer_groups(records: DataFrame, partitions: Optional[int] = None) -> Con
     partitions:
         Spark partitions for the replay (default: ``spark.sql.shuffle.partitions``). Kafka's
         ``__consumer_offsets`` has 50 partitions, so more than 50 gains nothing.
+    topic_ids:
+        Topic id -> name (a dict, or a DataFrame ``topic_id, topic``; one row per topic, shipped
+        to every task), for KIP-848 groups of Kafka 4.1+, whose records name their topics by id
+        only: :func:`spark_assign.kafka.read_topic_ids` reads them from ``kafka-topics --describe``.
 
     Records are applied in offset order within their partition; the latest record of a key wins and
     a tombstone deletes it. Records that cannot be read are rows of ``problems``, never dropped
@@ -218,5 +235,10 @@ def consumer_groups(records: DataFrame, partitions: Optional[int] = None) -> Con
     wire = records.select(F.col("key"), F.col("value"), F.col("partition").cast("int").alias("partition"),
                           F.col("offset").cast("long").alias("offset"))
     shuffled = wire.repartition(partitions, "partition") if partitions else wire.repartition("partition")
-    wide = shuffled.sortWithinPartitions("partition", "offset").mapInArrow(replay_batches, spark_ddl(WIDE_COLUMNS))
+    ids = _topic_ids(topic_ids)
+
+    def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        return replay_batches(batches, ids)
+
+    wide = shuffled.sortWithinPartitions("partition", "offset").mapInArrow(run, spark_ddl(WIDE_COLUMNS))
     return ConsumerGroups(wide)

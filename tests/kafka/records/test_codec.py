@@ -45,7 +45,8 @@ def test_embedded_messages_round_trip(message, data):
        partition=st.integers(0, 2 ** 31 - 1))
 def test_every_key_round_trips(record_type, group, member, topic, partition):
     names = [f.name for f in KEYS[record_type].fields]
-    given_fields = {"group": group, "GroupId": group, "MemberId": member, "topic": topic, "partition": partition}
+    given_fields = {"group": group, "GroupId": group, "MemberId": member, "topic": topic, "partition": partition,
+                    "RegularExpression": topic}
     fields = {n: given_fields[n] for n in names}
     key = decode_key(encode_key(record_type, **fields))
     assert (key.record_type, key.group_id, key.fields) == (record_type, group, fields)
@@ -77,6 +78,7 @@ def test_sticky_user_data_both_forms_and_garbage():
     (None, "without a key"),
     (b"\x00", "truncated key"),
     (b"\x00\x63abc", "unknown record type 99"),
+    (b"\x00\x11\x00\x01g", "unknown record type 17"),
     (b"\x00\x02\x00\x05ab", "truncated key"),
     (b"\x00\x02\x00\x02\xff\xfe", "not UTF-8"),
 ])

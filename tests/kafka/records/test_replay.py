@@ -95,6 +95,29 @@ def test_a_consumer_group_joins_its_records_and_resolves_topic_ids():
     assert frames.problems.num_rows == 0
 
 
+def test_a_regex_subscription_and_topic_ids_given_by_the_caller():
+    """Kafka 4.1+ writes no partition metadata (KIP-1101): ids come from the caller; a member's regex
+    subscribes it to the topics the group's regular-expression record resolved it to."""
+    current = {"MemberEpoch": 3, "PreviousMemberEpoch": 2, "State": 0,
+               "AssignedPartitions": [{"TopicId": TOPIC_ID, "Partitions": [1]}], "PartitionsPendingRevocation": []}
+    records = [
+        (encode_key(3, GroupId="cg"), encode_value(3, {"Epoch": 3}, 0)),
+        (encode_key(5, GroupId="cg", MemberId="m"), encode_value(5, {"ClientId": "c", "ClientHost": "h",
+                                                                    "SubscribedTopicNames": ["audit"],
+                                                                    "SubscribedTopicRegex": "orders.*"}, 0)),
+        (encode_key(16, GroupId="cg", RegularExpression="orders.*"),
+         encode_value(16, {"Topics": ["orders.eu", "orders.us"], "Version": 7, "Timestamp": 1}, 0)),
+        (encode_key(8, GroupId="cg", MemberId="m"), encode_value(8, current, 0)),
+    ]
+    keys, values = zip(*records)
+    frames = replay_partition(0, pa.array(keys, pa.binary()), pa.array(values, pa.binary()), np.arange(4),
+                              topic_ids={TOPIC_ID: "orders.eu"})
+    assert [(r["topic"], r["owned_partitions"]) for r in frames.subscriptions.to_pylist()] == \
+        [("audit", []), ("orders.eu", [1]), ("orders.us", [])]
+    assert frames.problems.num_rows == 0
+    assert "topic_ids=" in replay(records).problems.column("problem")[0].as_py()
+
+
 def test_an_unresolvable_topic_id_leaves_the_consumer_group_out():
     current = {"MemberEpoch": 1, "PreviousMemberEpoch": 0, "State": 0,
                "AssignedPartitions": [{"TopicId": TOPIC_ID, "Partitions": [0]}], "PartitionsPendingRevocation": []}

@@ -89,3 +89,22 @@ def test_sql_gives_each_frame_as_the_dataframe_form_does(spark):
             _sorted([r.asDict(recursive=True) for r in getattr(state, name).collect()])
     with pytest.raises(Exception, match="frame must be one of groups, subscriptions"):
         spark.sql("SELECT * FROM kafka_consumer_groups(TABLE(offsets_copy), frame => 'members')").collect()
+
+
+def test_topic_ids_given_name_a_newer_consumer_groups_topics(spark):
+    """Kafka 4.1+ writes no partition metadata: the ids come from the caller, as a dict or rows."""
+    from spark_assign.kafka.records import encode_key, encode_value
+
+    topic_id = "AAAAAAAAAAAAAAAAAAAAAQ"
+    current = {"MemberEpoch": 2, "PreviousMemberEpoch": 1, "State": 0,
+               "AssignedPartitions": [{"TopicId": topic_id, "Partitions": [0, 1]}], "PartitionsPendingRevocation": []}
+    records = [(encode_key(3, GroupId="cg"), encode_value(3, {"Epoch": 2}, 0), 0, 0),
+               (encode_key(5, GroupId="cg", MemberId="m"),
+                encode_value(5, {"ClientId": "c", "ClientHost": "h", "SubscribedTopicNames": ["orders"]}, 0), 0, 1),
+               (encode_key(8, GroupId="cg", MemberId="m"), encode_value(8, current, 0), 0, 2)]
+    frame = spark.createDataFrame(records, RECORDS)
+    assert consumer_groups(frame).assignment.count() == 0 and consumer_groups(frame).problems.count() == 1
+    ids = spark.createDataFrame([(topic_id, "orders")], "topic_id string, topic string")
+    for given in ({topic_id: "orders"}, ids):
+        rows = consumer_groups(frame, topic_ids=given).assignment.collect()
+        assert sorted((r.topic, r.partition) for r in rows) == [("orders", 0), ("orders", 1)]
