@@ -141,9 +141,10 @@ def test_partitions_changing_hands_reads_single_claims_as_the_general_rule_does(
 
 
 def test_a_group_kafkas_loop_never_finishes_ends_valid_balanced_and_sticky():
-    """Kafka's performReassignments loops forever on this group: its undo rule keeps moving a
-    partition a third member holds, so the balance never improves. The engine stops taking such
-    undos after a bound and ends (docs/kafka-fidelity.md)."""
+    """On this group Kafka's assignors throw (deliberate difference 2), and past that move Kafka's
+    undo rule keeps moving a partition a third member holds, so the balance never improves (a copy
+    of Kafka's code that skips the throwing move loops for good). The engine stops taking such
+    undos after a bound and ends (docs/kafka-fidelity.md, difference 9)."""
     import json
     from pathlib import Path
 

@@ -24,10 +24,11 @@ of its partitions has at most one more than the least loaded subscriber.
 A move from a member to one with 2+ fewer strictly lowers Kafka's balance score
 (the sum of pairwise count differences), and Kafka's "revert if not better"
 never fires. But the undo rule can pick a partition that a third member holds
-now (it moved on since), and then the score need not fall: on rare groups
-Kafka's loop never ends (found by the property tests; a Java consumer leader
-would hang). Guard (deviation): after more such moves than the group has
-partitions and members, the partition itself moves instead, so the loop ends
+now (it moved on since), and then the score need not fall: with the move-back guard below
+(where Kafka throws), the loop can go on without end (the property tests found a
+group; a copy of Kafka's own code that skips only the throwing move loops the
+same way). Guard (deviation 9 of docs/kafka-fidelity.md): after more such moves
+than the group has partitions and members, the partition itself moves instead
 (``_reassign``).
 
 Stage 2 is vectorized per topic (least-loaded filling is water-filling);
