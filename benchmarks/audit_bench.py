@@ -13,25 +13,19 @@ Spark's ``noop`` sink:
   recomputed by its strategy and compared.
 
 Reported: each job's median seconds, the audit's groups per second and its ratio to the read;
-and that the audit found exactly the planted groups. Writes benchmarks/results/audit.json.
+and that the audit found exactly the planted groups. Writes benchmarks/results/audit.json (``--quick``: audit-quick.json).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
 import time
-from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-RESULTS = Path(__file__).parent / "results"
+from kafka_copy import save, write_copy
 
 
 def main() -> None:
@@ -48,12 +42,9 @@ def main() -> None:
 
     began = time.perf_counter()
     fleet = consumer_offsets_fleet(groups, seed=5, plant=groups // 1000)
-    keys, values, partitions, offsets = zip(*fleet.records)
     path = os.path.join(tempfile.mkdtemp(prefix="audit-bench-"), "records.parquet")
-    pq.write_table(pa.table({"key": pa.array(keys, pa.binary()), "value": pa.array(values, pa.binary()),
-                             "partition": pa.array(partitions, pa.int32()), "offset": pa.array(offsets, pa.int64())}),
-                   path)
-    print(f"{groups:,} groups, {len(keys):,} records written in {time.perf_counter() - began:.1f} s")
+    count = write_copy(fleet, path)
+    print(f"{groups:,} groups, {count:,} records written in {time.perf_counter() - began:.1f} s")
     spark = local_session()
     spark.conf.set("spark.sql.shuffle.partitions", str(2 * (os.cpu_count() or 2)))
 
@@ -74,19 +65,12 @@ def main() -> None:
     found = {r.group_id for r in audit(consumer_groups(spark.read.parquet(path)), fleet.topics)
              .select("group_id").distinct().collect()}
     median = {name: statistics.median(t) for name, t in times.items()}
-    result = {
-        "machine": {"python": platform.python_version(), "cores": os.cpu_count(), "spark": spark.version,
-                    "platform": platform.platform(), "load_average": [round(x, 2) for x in os.getloadavg()]},
-        "rows": [{"groups": groups, "records": len(keys), "planted": len(fleet.planted),
-                  "found": len(found & set(fleet.planted)), "false_alarms": len(found - set(fleet.planted)),
-                  "rounds": rounds, "decode_seconds": median["decode"], "audit_seconds": median["audit"],
-                  "audit_groups_per_second": groups / median["audit"],
-                  "audit_vs_decode": median["audit"] / median["decode"]}],
-    }
-    print(json.dumps(result, indent=2))
-    if not args.quick:
-        RESULTS.mkdir(exist_ok=True)
-        (RESULTS / "audit.json").write_text(json.dumps(result, indent=2) + "\n")
+    save("audit", spark, {
+        "groups": groups, "records": count, "planted": len(fleet.planted),
+        "found": len(found & set(fleet.planted)), "false_alarms": len(found - set(fleet.planted)),
+        "rounds": rounds, "decode_seconds": median["decode"], "audit_seconds": median["audit"],
+        "audit_groups_per_second": groups / median["audit"],
+        "audit_vs_decode": median["audit"] / median["decode"]}, args.quick)
     spark.stop()
 
 

@@ -16,26 +16,22 @@ written once as Parquet, then three jobs run over the same file, each writing ev
 * **decode**: ``consumer_groups(records)``: all five frames, in its one pass.
 
 Reported: each job's median seconds and the ratios of decode to the other two. Writes
-benchmarks/results/records.json.
+benchmarks/results/records.json (``--quick``: records-quick.json).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
 import time
-from pathlib import Path
 from typing import Iterable, Iterator
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-RESULTS = Path(__file__).parent / "results"
+from kafka_copy import save, write_copy
 
 
 def touch_only(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -44,17 +40,6 @@ def touch_only(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         size = pa.compute.sum(pa.compute.binary_length(batch.column("key"))).as_py() or 0
         size += pa.compute.sum(pa.compute.binary_length(batch.column("value"))).as_py() or 0
         yield pa.record_batch({"bytes": pa.array([size], pa.int64())})
-
-
-def write_records(path: str, groups: int, commits: int) -> int:
-    from spark_assign.testing import consumer_offsets_fleet
-
-    fleet = consumer_offsets_fleet(groups, seed=11, commits=commits)
-    keys, values, partitions, offsets = zip(*fleet.records)
-    pq.write_table(pa.table({"key": pa.array(keys, pa.binary()), "value": pa.array(values, pa.binary()),
-                             "partition": pa.array(partitions, pa.int32()), "offset": pa.array(offsets, pa.int64())}),
-                   path)
-    return len(keys)
 
 
 def main() -> None:
@@ -71,7 +56,9 @@ def main() -> None:
     work = tempfile.mkdtemp(prefix="records-bench-")
     path = os.path.join(work, "records.parquet")
     began = time.perf_counter()
-    count = write_records(path, groups, commits)
+    from spark_assign.testing import consumer_offsets_fleet
+
+    count = write_copy(consumer_offsets_fleet(groups, seed=11, commits=commits), path)
     print(f"{count:,} records written in {time.perf_counter() - began:.1f} s")
     spark = local_session()
     spark.conf.set("spark.sql.shuffle.partitions", str(os.cpu_count() or 2))
@@ -98,19 +85,12 @@ def main() -> None:
             print(f"round {r + 1} {name}: {times[name][-1]:.2f} s")
     median = {name: statistics.median(t) for name, t in times.items()}
     frames = consumer_groups(spark.read.parquet(path)).persist()
-    result = {
-        "machine": {"python": platform.python_version(), "cores": os.cpu_count(), "spark": spark.version,
-                    "platform": platform.platform(), "load_average": [round(x, 2) for x in os.getloadavg()]},
-        "rows": [{"records": count, "groups": frames.groups.count(), "offsets": frames.offsets.count(),
-                  "problems": frames.problems.count(), "rounds": rounds, "read_seconds": median["read"],
-                  "arrow_pass_seconds": median["arrow pass"], "decode_seconds": median["decode"],
-                  "decode_vs_arrow_pass": median["decode"] / median["arrow pass"],
-                  "decode_vs_read": median["decode"] / median["read"]}],
-    }
-    print(json.dumps(result, indent=2))
-    if not args.quick:
-        RESULTS.mkdir(exist_ok=True)
-        (RESULTS / "records.json").write_text(json.dumps(result, indent=2) + "\n")
+    save("records", spark, {
+        "records": count, "groups": frames.groups.count(), "offsets": frames.offsets.count(),
+        "problems": frames.problems.count(), "rounds": rounds, "read_seconds": median["read"],
+        "arrow_pass_seconds": median["arrow pass"], "decode_seconds": median["decode"],
+        "decode_vs_arrow_pass": median["decode"] / median["arrow pass"],
+        "decode_vs_read": median["decode"] / median["read"]}, args.quick)
     spark.stop()
 
 
