@@ -40,12 +40,14 @@ Catalog tables and paths are both supported (the path rule is
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from contextlib import contextmanager
 from typing import (TYPE_CHECKING, Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union,
                     cast)
 
 import pyarrow as pa
+from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame
 
 from ...errors import CommitConflict, StateTableError
@@ -66,6 +68,10 @@ __all__ = ["DeltaSparkBackend", "RECENT_COMMITS"]
 
 #: Commits searched for this attempt's id after a write (others may commit right after it).
 RECENT_COMMITS = 20
+#: Delta's condition for a CREATE on a location another writer has begun to write (see ``create``).
+_CREATING_ELSEWHERE = "DELTA_CREATE_TABLE_WITH_NON_EMPTY_LOCATION"
+#: How long ``create`` waits for that writer's commit.
+_CREATE_WAIT_SECONDS = 30.0
 #: The session setting Delta copies into a commit's ``userMetadata``.
 USER_METADATA = "spark.databricks.delta.commitInfo.userMetadata"
 
@@ -199,6 +205,21 @@ class DeltaSparkBackend:
             # refuses the second CREATE's commit (ProtocolChangedException); the table is there.
             if not self.exists():
                 raise
+        except AnalysisException as e:
+            # The same race a moment earlier: the other writer has begun writing the location,
+            # not yet committed, and Delta refuses a CREATE on a non-empty location. Its commit
+            # lands within moments; wait for it (told by Delta's condition, not the message).
+            if e.getCondition() != _CREATING_ELSEWHERE or not self._appears(_CREATE_WAIT_SECONDS):
+                raise
+
+    def _appears(self, seconds: float) -> bool:
+        """Whether the table exists within ``seconds`` (another writer is creating it)."""
+        deadline = time.monotonic() + seconds
+        while not self.exists():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.2)
+        return True
 
     def _latest(self) -> _Latest:
         row = self._delta().history(1).select("version", "userMetadata").first()
