@@ -13,13 +13,14 @@ from __future__ import annotations
 from typing import Dict, Mapping, Union
 
 import pyarrow as pa
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ...core.consumer.audit import audit_group
-from ...errors import SchemaError
+from ...core.consumer.model import check_topics
 from ...schema import AUDIT_COLUMNS
 from ...types import arrow_schema, spark_ddl
+from ..inputs import topics_frame
 from .records import ConsumerGroups
 
 __all__ = ["audit", "audit_batch"]
@@ -27,13 +28,12 @@ __all__ = ["audit", "audit_batch"]
 _AUDIT_SCHEMA = arrow_schema(AUDIT_COLUMNS)
 
 
-def _counts(topics: Union[Mapping[str, int], DataFrame]) -> Dict[str, int]:
-    if not isinstance(topics, DataFrame):
-        return {str(t): int(n) for t, n in topics.items()}
-    names = set(topics.columns)
-    if not {"topic", "num_partitions"} <= names:
-        raise SchemaError(f"topics: needs columns topic and num_partitions; it has {sorted(names)}")
-    return {r[0]: int(r[1]) for r in topics.select("topic", "num_partitions").collect()}
+def _counts(spark: SparkSession, topics: Union[Mapping[str, int], DataFrame]) -> Dict[str, int]:
+    """The topics' partition counts, checked as every other ``topics=`` is (the engine's check
+    for a dict, ``topics_frame``'s for rows); the rows, one per topic, are collected."""
+    if isinstance(topics, Mapping):
+        return dict(check_topics(topics))
+    return {r[0]: r[1] for r in topics_frame(spark, topics).select("topic", "num_partitions").collect()}
 
 
 def audit_batch(table: pa.Table, topics: Mapping[str, int]) -> pa.Table:
@@ -76,7 +76,7 @@ def audit(state: ConsumerGroups, topics: Union[Mapping[str, int], DataFrame]) ->
     Groups of the KIP-848 protocol (assigned by the broker) and non-consumer classic groups
     (Connect's, say) are not audited.
     """
-    counts = _counts(topics)
+    counts = _counts(state.groups.sparkSession, topics)
     groups = state.groups.where((F.col("protocol") == "classic") & (F.col("protocol_type") == "consumer")) \
         .select("group_id", "strategy", "generation")
     subs = state.subscriptions.select(
