@@ -8,11 +8,12 @@ own; errors come before any job (schemas, arguments) or from the job's action
 
 import random
 
+import numpy as np
 import pytest
 
 import spark_assign  # noqa: F401  (adds DataFrame.assign_replicas)
 from spark_assign.core import Broker, place_replicas
-from spark_assign.core.replicas.fleet import topic_seed
+from spark_assign.core.replicas.fleet import REPLICA_STATUSES, place_topics, topic_seed
 from spark_assign.errors import InvalidInputError, SchemaError, UnknownStrategyError
 
 pytestmark = pytest.mark.spark
@@ -136,15 +137,21 @@ def test_sticky_reassigns_the_previous_placement_as_the_engine_does(spark):
     before = {}
     for r in first.collect():
         before.setdefault((r.cluster_id, r.topic), {}).setdefault(r.partition, {})[r.replica_index] = r.broker_id
-    for cid, name, count, rf in topics:
+    for cid in sorted({t[0] for t in topics}):               # the engine plans each cluster's topics together
+        mine = [t for t in topics if t[0] == cid]
         members = [Broker(b, rack=r, fenced=f) for c, b, r, f in grown if c == cid]
-        prev = [[before[(cid, name)][p][i] for i in sorted(before[(cid, name)][p])] for p in range(count)]
-        expected = place_replicas(members, count, rf, method="sticky", previous=prev)
-        mine = sorted((r.partition, r.replica_index, r.broker_id, r.status) for r in got
-                      if r.cluster_id == cid and r.topic == name)
-        assert [[b for p2, _, b, _ in mine if p2 == p] for p in range(count)] == expected.replicas
-        assert sum(s == "moved" for *_, s in mine) == expected.replicas_moved
-        assert {s for *_, s in mine} <= {"kept", "moved"}
+        prev = [np.array([[before[(cid, name)][p][i] for i in sorted(before[(cid, name)][p])] for p in range(count)])
+                for _, name, count, _ in mine]
+        expected = place_topics(members, [t[1] for t in mine], [t[2] for t in mine], [t[3] for t in mine],
+                                cluster_id=cid, method="sticky", previous=prev)
+        rows = sorted(([n for _, n, _, _ in mine].index(r.topic), r.partition, r.replica_index, r.broker_id, r.status)
+                      for r in got if r.cluster_id == cid)
+        assert [r[3] for r in rows] == expected.broker_id.tolist()
+        assert [REPLICA_STATUSES.index(r[4]) for r in rows] == expected.status.tolist()
+        assert {r[4] for r in rows} <= {"kept", "moved"}
+        if all(b.rack is None for b in members):                    # balanced across the cluster
+            per_broker = np.bincount([r[3] for r in rows])[[b.id for b in members if not b.fenced]]
+            assert per_broker.max() - per_broker.min() <= 1
 
 
 def test_sticky_needs_previous_and_previous_must_fit_the_topics(spark):

@@ -17,11 +17,13 @@ behind is each engine's.
 
 from collections import defaultdict
 
+import numpy as np
 import pytest
 from deltalake import DeltaTable
 
 from spark_assign import ReplicaTable
 from spark_assign.core import Broker, place_replicas
+from spark_assign.core.replicas.cluster import place_sticky_cluster
 from spark_assign.core.replicas.fleet import topic_seed
 from spark_assign.errors import InvalidInputError, SchemaError, UnknownStrategyError
 
@@ -61,16 +63,20 @@ def first_placement(topics, brokers):
 
 
 def reassigned(topics, brokers, before, clusters):
-    """The engine's sticky reassignment of ``clusters``' topics, and its totals."""
+    """The engine's sticky reassignment of ``clusters``' topics (each cluster's planned together),
+    and its totals."""
     out, totals = {}, defaultdict(int)
-    for c, t, n, rf in topics:
-        if c not in clusters:
-            continue
-        step = place_replicas(members(brokers, c), n, rf, method="sticky", previous=before[(c, t)])
-        out[(c, t)] = step.replicas
-        totals["replicas_moved"] += step.replicas_moved
-        totals["leaders_changed"] += step.leaders_changed
-        totals["lower_bound"] += step.lower_bound
+    for c in sorted(clusters):
+        mine = [(t, n, rf) for c2, t, n, rf in topics if c2 == c]
+        prev = [np.array(before[(c, t)]) for t, _, _ in mine]
+        plan = place_sticky_cluster(members(brokers, c), np.array([n for _, n, _ in mine]),
+                                    np.array([rf for _, _, rf in mine]), prev, None, [t for t, _, _ in mine])
+        for (t, _, _), block, old in zip(mine, plan.blocks, prev):
+            new = block.broker_ids
+            out[(c, t)] = new.tolist()
+            totals["replicas_moved"] += int((~(new[:, :, None] == old[:, None, :]).any(axis=2)).sum())
+            totals["leaders_changed"] += int((new[:, 0] != old[:, 0]).sum())
+        totals["lower_bound"] += plan.bound
     return out, dict(totals)
 
 

@@ -1,9 +1,12 @@
 """Many topics of one cluster placed at once: per-topic seeds and one columnar result.
 
 What the Spark layer calls once per cluster (``DataFrame.assign_replicas``),
-and what a user calls to reproduce one cluster's rows without Spark. Each
-topic is placed on its own, as Kafka places each topic it creates
-(:func:`~.replicas.place_replicas`); what ties a fleet together is the seed:
+and what a user calls to reproduce one cluster's rows without Spark. New
+placements (``striped``, ``admin-utils``) place each topic on its own, as
+Kafka places each topic it creates (:func:`~.replicas.place_replicas`);
+``sticky`` reassigns the cluster's topics together, so that the brokers'
+totals are balanced as well as each topic (:mod:`.cluster`). What ties a fleet
+together is the seed:
 
 * **Per-topic seeds.** A topic's ``java.util.Random`` seed is derived from
   the fleet's ``seed``, its cluster id and its name (:func:`topic_seed`: the
@@ -32,7 +35,8 @@ from ...errors import InvalidInputError
 from .admin import admin_brokers, check_factor, place_admin_utils, place_admin_utils_many
 from ..java.limits import INT32_MAX, check_count
 from .model import Broker, PlacementBlock, check_brokers
-from .sticky import check_previous, place_sticky
+from .cluster import place_sticky_cluster
+from .sticky import check_previous, place_sticky, refuse_start_index
 from .striped import place_striped, place_striped_many
 from .api import ReplicaMethod, get_replica_method, place_replicas, run_method
 
@@ -107,8 +111,9 @@ def place_topics(brokers: Sequence[Broker], topics: Sequence[str], partitions: U
     and ``admin-utils`` place all the topics of the cluster together: their first draws are
     vectorized, ``admin-utils`` walks every partition of every topic in one array pass per
     replication factor, and ``striped`` runs its placer once per distinct set of first draws
-    (:func:`~.replica_striped.place_striped_many`), so a topic costs microseconds. Other methods
-    (``sticky``) place topic by topic.
+    (:func:`~.replica_striped.place_striped_many`), so a topic costs microseconds. ``sticky``
+    reassigns all the topics together, balanced per topic and across the cluster
+    (:func:`~.cluster.place_sticky_cluster`); methods registered by users place topic by topic.
 
     Example::
 
@@ -164,7 +169,11 @@ def place_topics(brokers: Sequence[Broker], topics: Sequence[str], partitions: U
                 over = np.flatnonzero(factors > len(usable))
                 if len(over):
                     check_factor(int(factors[over[0]]), len(usable), sum(b.fenced for b in checked), over.tolist())
-            blocks = _one_by_one(chosen, checked, counts, factors, seeds, previous, start_index, rack_aware)
+            if chosen.run is place_sticky:
+                refuse_start_index(start_index)
+                blocks = place_sticky_cluster(checked, counts, factors, previous, rack_aware, names).blocks
+            else:
+                blocks = _one_by_one(chosen, checked, counts, factors, seeds, previous, start_index, rack_aware)
     except InvalidInputError as e:
         if e.column in ("replication_factor", "num_partitions") and e.rows and isinstance(e.rows[0], int):
             bad = [names[i] for i in e.rows]

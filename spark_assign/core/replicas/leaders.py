@@ -45,7 +45,8 @@ def balance_leaders(m: np.ndarray, previous_leader: np.ndarray, n: int) -> None:
     Moves only improve: a leadership passes from a broker leading ``c`` to one leading at most
     ``c - 2`` (directly, or along a path of such swaps). When none is left the counts are the
     most even the replica sets allow (every convex measure of spread is minimal: max - min <= 1
-    whenever possible), and a second run on the result changes nothing."""
+    whenever possible), and a second run on the result changes nothing. Rows may end in -1
+    padding (a cluster's topics of several replication factors in one matrix)."""
     parts, rf = m.shape
     if parts == 0:
         return
@@ -61,7 +62,8 @@ def balance_leaders(m: np.ndarray, previous_leader: np.ndarray, n: int) -> None:
     lost = np.flatnonzero(~has)
     while len(lost):                                      # new leaders: the replica furthest below its goal
         under = goal - counts
-        col = under[m[lost]].argmax(axis=1)
+        sub = m[lost]
+        col = np.where(sub >= 0, under[sub], np.iinfo(np.int64).min).argmax(axis=1)
         best = m[lost, col]
         fits = group_rank(best) < under[best]
         if not fits.any():
@@ -94,7 +96,7 @@ def _swap_round(m: np.ndarray, aim: np.ndarray, n: int) -> bool:
     if not rows.size or not (under > 0).any():
         return False
     sub = m[rows]
-    score = np.where((under[sub] > 0) & (aim[sub] <= aim[sub[:, :1]]), under[sub], 0)
+    score = np.where((sub >= 0) & (under[sub] > 0) & (aim[sub] <= aim[sub[:, :1]]), under[sub], 0)
     score[:, 0] = 0
     col = score.argmax(axis=1)
     ok = score[np.arange(len(rows)), col] > 0
@@ -129,6 +131,7 @@ def augment_leaders(m: np.ndarray, level: int, n: int) -> bool:
         return False
     follower = m[:, 1:].ravel()
     order = np.argsort(follower, kind="stable")
+    order = order[follower[order] >= 0]           # -1: a shorter row's padding (several topics at once)
     follower = follower[order]
     leader = np.repeat(m[:, 0], rf - 1)[order]
     part = np.repeat(np.arange(parts), rf - 1)[order]

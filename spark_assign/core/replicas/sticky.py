@@ -59,7 +59,8 @@ from ..java.limits import INT32_MAX, check_count
 from .model import Broker, PlacementRequest, ReplicaPlacement, check_brokers
 from .targets import RackLayout, broker_targets, moves_bound, rack_counts, rack_layout
 
-__all__ = ["ReplicaReassignment", "check_previous", "moves_lower_bound", "place_sticky", "reassignment"]
+__all__ = ["ReplicaReassignment", "check_previous", "dense_previous", "keep_valid", "keep_weight", "fill_to_targets",
+           "moves_lower_bound", "place_sticky", "reassignment", "refuse_start_index"]
 
 
 def _empty_previous() -> np.ndarray:
@@ -133,7 +134,7 @@ def check_previous(previous: object, partitions: int, start_partition: int = 0) 
     return arr
 
 
-def _dense(previous: np.ndarray, layout: RackLayout) -> np.ndarray:
+def dense_previous(previous: np.ndarray, layout: RackLayout) -> np.ndarray:
     """``previous`` with ids replaced by dense broker numbers; -1 for padding and for brokers
     no longer usable (removed or fenced)."""
     if layout.ids.size == 0 or previous.size == 0:
@@ -247,30 +248,81 @@ def place_sticky(request: PlacementRequest) -> Tuple[np.ndarray, Optional[int]]:
     if request.previous is None:
         raise InvalidInputError("the sticky method reassigns an existing placement: pass previous=",
                                 column="previous")
-    if request.start_index is not None:
-        raise InvalidInputError("start_index is AdminUtils' fixedStartIndex; the sticky method starts from "
-                                "previous=", column="start_index", rows=[request.start_index])
+    refuse_start_index(request.start_index)
     rf = request.replication_factor
     layout = rack_layout(request.brokers, rf, request.rack_aware)
     n, parts = len(layout.ids), request.partitions
-    prev = _dense(request.previous, layout)
+    prev = dense_previous(request.previous, layout)
     if parts == 0:
         return np.empty((0, rf), dtype=np.int32), None
+    m = keep_valid(prev, layout, rf)
+    target = broker_targets(layout, parts, rf, keep_weight(m, prev, n))
+    m = fill_to_targets(m, prev, layout, rf, target)
+    leader = prev[:, 0] if prev.shape[1] else np.full(parts, -1, dtype=np.int64)
+    balance_leaders(m, leader, n)
+    return layout.ids[m].astype(np.int32), None
+
+
+def refuse_start_index(start_index: Optional[int]) -> None:
+    """The error for a ``start_index`` given to ``sticky`` (AdminUtils' fixed start; sticky draws nothing)."""
+    if start_index is not None:
+        raise InvalidInputError("start_index is AdminUtils' fixedStartIndex; the sticky method starts from "
+                                "previous=", column="start_index", rows=[start_index])
+
+
+def keep_valid(prev: np.ndarray, layout: RackLayout, rf: int) -> np.ndarray:
+    """Step 1: ``prev`` (dense, from :func:`dense_previous`) with the replicas dropped that the new
+    rack rules or a smaller ``rf`` refuse (a copy; -1 where dropped).
+
+    Example::
+
+        keep_valid(np.array([[0, 1, 2]]), rack_layout([Broker(i) for i in range(3)], 2, None), 2)  # one dropped
+    """
+    n, parts = len(layout.ids), prev.shape[0]
     weight = np.bincount(prev[prev >= 0], minlength=n).astype(np.float64)
-    target = broker_targets(layout, parts, rf, weight)
     m = prev.copy()
-    _drop_invalid(m, layout, rf, target)
-    kept = np.bincount(m[m >= 0], minlength=n)            # targets again: ties to what step 1 kept
-    target = broker_targets(layout, parts, rf, kept + weight / (weight.sum() + 1))
+    if parts:
+        _drop_invalid(m, layout, rf, broker_targets(layout, parts, rf, weight))
+    return m
+
+
+def keep_weight(kept: np.ndarray, prev: np.ndarray, n: int) -> np.ndarray:
+    """The weight that gives a topic's ceilings to the brokers that kept the most of it (ties: those
+    that held the most before): what :func:`~.targets.broker_targets` takes."""
+    weight = np.bincount(prev[prev >= 0], minlength=n).astype(np.float64)
+    return np.bincount(kept[kept >= 0], minlength=n) + weight / (weight.sum() + 1)
+
+
+def fill_to_targets(m: np.ndarray, prev: np.ndarray, layout: RackLayout, rf: int, target: np.ndarray) -> np.ndarray:
+    """Steps 2 and 3: from ``m`` (what :func:`keep_valid` kept), brokers above their ``target`` shed
+    the excess and the holes are filled until every broker holds exactly its target; the
+    ``(P, rf)`` dense placement, leaders not yet balanced.
+
+    Example::
+
+        layout = rack_layout([Broker(i) for i in range(3)], 1, None)
+        fill_to_targets(np.array([[0], [0]]), np.array([[0], [0]]), layout, 1, np.array([1, 1, 0]))  # [[0], [1]]
+
+    Parameters
+    ----------
+    m, prev:
+        The kept replicas and the previous placement (dense, -1 padding).
+    layout, rf:
+        The brokers and racks, and the replication factor.
+    target:
+        Per broker, its replicas of this topic: floors and ceilings of its level that sum to
+        ``P rf`` within every rack's bounds (:func:`~.targets.broker_targets`, or chosen for a
+        whole cluster by :mod:`.transport`).
+    """
+    parts = m.shape[0]
+    m = m.copy()
     _shed(m, prev, layout, target)
     width = m.shape[1]
     m = np.take_along_axis(m, np.argsort(m < 0, axis=1, kind="stable"), axis=1)
     m = m[:, :rf] if width >= rf else np.hstack([m, np.full((parts, rf - width), -1, dtype=np.int64)])
     m = np.ascontiguousarray(m)
     fill_holes(m, prev, layout, target)
-    leader = prev[:, 0] if prev.shape[1] else np.full(parts, -1, dtype=np.int64)
-    balance_leaders(m, leader, n)
-    return layout.ids[m].astype(np.int32), None
+    return m
 
 
 def moves_lower_bound(previous: object, brokers: Sequence[Broker], replication_factor: int,
@@ -313,7 +365,7 @@ def moves_lower_bound(previous: object, brokers: Sequence[Broker], replication_f
         len(previous) if isinstance(previous, (Sequence, np.ndarray)) else 0
     prev = check_previous(previous, rows)
     layout = rack_layout(checked, rf, rack_aware)
-    return moves_bound(_dense(prev, layout), layout, rf)
+    return moves_bound(dense_previous(prev, layout), layout, rf)
 
 
 @dataclass(frozen=True, eq=False)
@@ -362,7 +414,7 @@ class ReplicaReassignment(ReplicaPlacement):
     def lower_bound(self) -> int:
         """:func:`moves_lower_bound` for this change."""
         layout = rack_layout(self.brokers, self.replication_factor, self.rack_aware)
-        return moves_bound(_dense(self.previous, layout), layout, self.replication_factor)
+        return moves_bound(dense_previous(self.previous, layout), layout, self.replication_factor)
 
 
 def reassignment(placement: ReplicaPlacement, previous: np.ndarray, rack_aware: Optional[str]) -> ReplicaReassignment:

@@ -41,7 +41,8 @@ import numpy as np
 from .admin import admin_brokers, check_factor
 from .model import Broker
 
-__all__ = ["RackLayout", "rack_layout", "broker_levels", "broker_targets", "rack_counts", "moves_bound"]
+__all__ = ["RackLayout", "rack_layout", "broker_levels", "broker_targets", "rack_counts", "moves_bound",
+           "partition_moves", "floor_ceil"]
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,8 @@ def broker_levels(layout: RackLayout, partitions: int, rf: int) -> np.ndarray:
     return np.asarray(np.clip(high, a, b)[layout.rack_of], dtype=np.float64)
 
 
-def _floor_ceil(level: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+def floor_ceil(level: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """A level's floor and ceiling as integers (equal when it is whole, to 1e-6)."""
     floor = np.floor(level + 1e-6).astype(np.int64)
     return floor, np.maximum(np.ceil(level - 1e-6).astype(np.int64), floor)
 
@@ -137,7 +139,7 @@ def broker_targets(layout: RackLayout, partitions: int, rf: int, weight: np.ndar
         broker_targets(layout, 3, 2, np.array([0, 2, 2, 2.0])).tolist() == [1, 2, 2, 1]
     """
     level = broker_levels(layout, partitions, rf)
-    floor, ceil = _floor_ceil(level)
+    floor, ceil = floor_ceil(level)
     total = partitions * rf
     sizes, rack = layout.sizes, layout.rack_of
     rack_floor = np.bincount(rack, weights=floor, minlength=layout.racks).astype(np.int64)
@@ -172,9 +174,11 @@ def rack_counts(m: np.ndarray, rack_of: np.ndarray) -> Tuple[np.ndarray, np.ndar
     return valid, rk, cnt
 
 
-def moves_bound(prev: np.ndarray, layout: RackLayout, rf: int) -> int:
+def moves_bound(prev: np.ndarray, layout: RackLayout, rf: int, target: Optional[np.ndarray] = None) -> int:
     """The fewest replica moves from ``prev`` (dense brokers, -1 for none or unusable) to any
-    balanced rack-distinct placement of ``rf`` replicas: the largest of
+    balanced rack-distinct placement of ``rf`` replicas (with ``target``: to any that holds
+    exactly ``target[b]`` replicas on broker ``b``, where ``floor_b = ceil_b = target[b]``):
+    the largest of
 
     * ``P RF - sum_p min(RF, u_p)``, ``u_p`` the replicas partition ``p`` may keep (on usable
       brokers, at most ``hi_r`` per rack, and room left for the racks it lacks when ``RF > R``);
@@ -190,14 +194,27 @@ def moves_bound(prev: np.ndarray, layout: RackLayout, rf: int) -> int:
     if parts == 0:
         return 0
     have = np.bincount(prev[prev >= 0], minlength=n)
-    low, high = _floor_ceil(broker_levels(layout, parts, rf))
-    total = parts * rf
+    low, high = floor_ceil(broker_levels(layout, parts, rf)) if target is None else (target, target)
+    return int(max(partition_moves(prev, layout, rf),
+                   np.maximum(low - have, 0).sum(),
+                   parts * rf - np.minimum(have, high).sum()))
+
+
+def partition_moves(prev: np.ndarray, layout: RackLayout, rf: int) -> int:
+    """The first term of :func:`moves_bound`: ``P RF - sum_p min(RF, u_p)``, the replicas no
+    partition can keep whatever the brokers' counts (on removed or fenced brokers, a second
+    replica on a rack, new replicas when ``rf`` grows).
+
+    Example::
+
+        partition_moves(np.array([[0, 1], [1, -1]]), rack_layout([Broker(i) for i in range(3)], 2, None), 2) == 1
+    """
+    if prev.shape[0] == 0:
+        return 0
     valid, rk, cnt = rack_counts(prev, layout.rack_of)
     cap = layout.hi[np.maximum(rk, 0)]
     keep = np.rint((valid * np.minimum(cnt, cap) / np.maximum(cnt, 1)).sum(axis=1)).astype(np.int64)
     if layout.spread:                             # room left for the racks a row does not cover yet
         covered = np.rint((valid / np.maximum(cnt, 1)).sum(axis=1)).astype(np.int64)
         keep = np.minimum(keep, rf - (layout.racks - covered))
-    return int(max(total - np.minimum(keep, rf).sum(),
-                   np.maximum(low - have, 0).sum(),
-                   total - np.minimum(have, high).sum()))
+    return int(prev.shape[0] * rf - np.minimum(keep, rf).sum())

@@ -18,25 +18,26 @@ What a placement moved, beside the status counts of its rows
 (:func:`figures`):
 
 * ``leaders_changed``: partitions that had a preferred leader and got another;
-* ``lower_bound``: the fewest replica moves any balanced placement needs,
-  summed over the topics that had replicas
-  (:func:`~spark_assign.core.replicas.sticky.moves_lower_bound`, over the
-  partitions that had replicas, the new brokers and replication factor):
-  one grouped Spark job over the clusters' brokers, topics and previous
-  replicas (:func:`~spark_assign.spark.replicas.dataframe.wire_frame`).
+* ``lower_bound``: the fewest replica moves any placement balanced as
+  ``sticky``'s needs (each topic, and each broker's total over the topics that
+  had replicas; :func:`~spark_assign.core.replicas.cluster.cluster_moves_bound`),
+  summed over the clusters: one grouped Spark job over the clusters' brokers,
+  topics and previous replicas
+  (:func:`~spark_assign.spark.replicas.dataframe.wire_frame`).
 """
 
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Union
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ...core import Broker
-from ...core.replicas.sticky import moves_lower_bound
+from ...core.replicas.cluster import cluster_moves_bound
 from ...errors import InvalidInputError
 from ...spark.replicas.dataframe import PREVIOUS_PLACEMENT_COLUMNS, assign_replicas, wire_frame
 
@@ -149,12 +150,14 @@ _BOUND = pa.schema([("lower_bound", pa.int64())])
 
 
 def cluster_lower_bound(wire: pa.Table, rack_aware: Optional[str] = None) -> int:
-    """The replica moves one cluster needs at least: the sum over its topics that had replicas
-    of ``moves_lower_bound`` over those partitions, with the topic's new replication factor.
+    """The replica moves one cluster needs at least: ``sticky``'s bound for the cluster's topics
+    that had replicas, planned together
+    (:func:`~spark_assign.core.replicas.cluster.cluster_moves_bound`: every topic balanced, and
+    every broker's total; moves in partitions that had replicas).
 
     ``wire``: the cluster's rows in :data:`~spark_assign.spark.replicas.dataframe.WIRE_DDL` columns
     (kind 0: brokers, 1: topics, 2: previous replicas). Brokers partly racked, which ``striped``
-    accepts, count without racks (a lower bound still: racks only add constraints).
+    accepts, count without racks.
 
     Example::
 
@@ -164,20 +167,26 @@ def cluster_lower_bound(wire: pa.Table, rack_aware: Optional[str] = None) -> int
     kinds = data["kind"]
     brokers = [Broker(int(data["broker_id"][i]), rack=data["rack"][i], fenced=bool(data["fenced"][i]))
                for i, k in enumerate(kinds) if k == 0]
-    factors = {data["topic"][i]: data["replication_factor"][i] for i, k in enumerate(kinds) if k == 1}
+    topics = {data["topic"][i]: (data["num_partitions"][i], data["replication_factor"][i])
+              for i, k in enumerate(kinds) if k == 1}
     held: Dict[str, Dict[int, Dict[int, int]]] = {}
     for i, k in enumerate(kinds):
-        if k == 2 and data["topic"][i] in factors:
+        if k == 2 and data["topic"][i] in topics:
             held.setdefault(data["topic"][i], {}).setdefault(data["partition"][i], {})[
                 data["replica_index"][i]] = data["broker_id"][i]
-    total = 0
-    for topic, partitions in held.items():
-        rows: List[List[int]] = [[b for _, b in sorted(slots.items())] for _, slots in sorted(partitions.items())]
-        try:
-            total += moves_lower_bound(rows, brokers, factors[topic], rack_aware)
-        except InvalidInputError:              # partly racked brokers: the bound without racks
-            total += moves_lower_bound(rows, brokers, factors[topic], "disabled")
-    return total
+    names = sorted(held)                    # the topics sticky reassigns: those that had replicas
+    previous: List[Optional[np.ndarray]] = []
+    for name in names:
+        count = topics[name][0]
+        rows = [[b for _, b in sorted(held.get(name, {}).get(p, {}).items())] for p in range(count)]
+        width = max((len(r) for r in rows), default=0)
+        previous.append(np.array([r + [-1] * (width - len(r)) for r in rows], dtype=np.int64).reshape(count, width))
+    counts = np.array([topics[n][0] for n in names], dtype=np.int64)
+    factors = np.array([topics[n][1] for n in names], dtype=np.int64)
+    try:
+        return cluster_moves_bound(brokers, counts, factors, previous, rack_aware, names)
+    except InvalidInputError:              # partly racked brokers: the bound without racks
+        return cluster_moves_bound(brokers, counts, factors, previous, "disabled", names)
 
 
 def figures(rows: Union[pa.Table, DataFrame], topics: DataFrame, brokers: DataFrame,
