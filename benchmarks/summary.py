@@ -33,6 +33,8 @@ FILES = [
     ("sql.json", "SQL: kafka_partition and the table functions (benchmarks/sql_bench.py)"),
     ("murmur2.json", "murmur2 kernel, no Spark (benchmarks/murmur2_bench.py)"),
     ("replicas.json", "Replica placement and sticky reassignment (benchmarks/replica_bench.py)"),
+    ("replica_balance.json", "Cluster balance after a change: sticky per cluster against per topic and Kafka's "
+                             "from-scratch placements (benchmarks/replica_balance_bench.py)"),
     ("replica_fleet.json", "Replica placement over a fleet of clusters (benchmarks/replica_fleet_bench.py)"),
     ("load.json", "Load-aware assignment over 50 drifting generations (benchmarks/load_bench.py)"),
     ("cli.json", "The command line without Spark against through Spark (benchmarks/cli_bench.py)"),

@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 
 import numpy as np
 
-from .core import AssignmentResult, GroupInput, Member, assign
+from .core import AssignmentResult, Broker, GroupInput, Member, assign
 from .core.consumer.checks import balance_violations, stickiness_violations, validity_errors
 
 __all__ = [
@@ -41,6 +41,10 @@ __all__ = [
     "RecordFleet",
     "consumer_offsets_fleet",
     "PLANTED_KINDS",
+    "ReplicaCluster",
+    "random_replica_cluster",
+    "CLUSTER_CHANGES",
+    "change_cluster",
 ]
 
 TopicPartition = Tuple[str, int]
@@ -289,6 +293,77 @@ def _pairs_by_topic(pairs: Sequence[TopicPartition]) -> Dict[str, List[int]]:
 
 
 # ------------------------------------------------------------------ cases
+
+
+@dataclass(frozen=True)
+class ReplicaCluster:
+    """A Kafka cluster's brokers and topics: ``names``, ``partitions`` and ``replication_factors``
+    per topic (NumPy ``int64``)."""
+
+    brokers: List[Any]
+    names: List[str]
+    partitions: np.ndarray
+    replication_factors: np.ndarray
+
+
+def random_replica_cluster(seed: int, brokers: Tuple[int, int] = (3, 50), racks: Tuple[int, int] = (0, 5),
+                           topics: Tuple[int, int] = (1, 200), max_rf: int = 4) -> ReplicaCluster:
+    """A random cluster as platform teams run them: ``brokers`` and ``racks`` drawn within the
+    ranges (racks dealt in turn, so their sizes differ by at most one; 0: no racks), topic names
+    with non-ASCII and long ones, partition counts skewed towards few (1 to 256, log-uniform),
+    replication factors 1 to ``max_rf`` (3 most often), none above the brokers.
+
+    Example::
+
+        cluster = random_replica_cluster(7)
+        place_topics(cluster.brokers, cluster.names, cluster.partitions, cluster.replication_factors)
+    """
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(brokers[0], brokers[1] + 1))
+    r = int(rng.integers(racks[0], racks[1] + 1))
+    ids = np.sort(rng.choice(np.arange(1, 4 * n + 1), n, replace=False)).tolist()
+    members = [Broker(b, rack=f"az-{i % r}" if r else None) for i, b in enumerate(ids)]
+    t = int(rng.integers(topics[0], topics[1] + 1))
+    names = [f"{NAME_STEMS[i % len(NAME_STEMS)]}-{i}" + ("-x" * 60 if i % 17 == 0 else "") for i in range(t)]
+    counts = np.exp(rng.uniform(0, np.log(256), t)).astype(np.int64)
+    factors = np.minimum(rng.choice(np.arange(1, max_rf + 1), t, p=_rf_weights(max_rf)), n).astype(np.int64)
+    return ReplicaCluster(members, names, counts, factors)
+
+
+def _rf_weights(max_rf: int) -> np.ndarray:
+    weight = np.array([1.0 if rf != 3 else 4.0 for rf in range(1, max_rf + 1)])
+    return weight / weight.sum()
+
+
+#: The changes :func:`change_cluster` makes.
+CLUSTER_CHANGES = ("broker joins", "broker leaves", "rack joins")
+
+
+def change_cluster(brokers: Sequence[Any], change: str, seed: int) -> List[Any]:
+    """``brokers`` after ``change`` (one of :data:`CLUSTER_CHANGES`): a broker joins (on the
+    smallest rack), a broker leaves (at random), or a rack joins with as many brokers as the
+    smallest rack (without racks: as many brokers as a third of the cluster, unracked).
+
+    Example::
+
+        change_cluster(random_replica_cluster(7).brokers, "rack joins", 7)
+    """
+    if change not in CLUSTER_CHANGES:
+        raise ValueError(f"change must be one of {', '.join(CLUSTER_CHANGES)}, got {change!r}")
+    rng = np.random.default_rng(seed)
+    racks: Dict[Optional[str], int] = {}
+    for b in brokers:
+        racks[b.rack] = racks.get(b.rack, 0) + 1
+    top = max(b.id for b in brokers)
+    if change == "broker leaves":
+        gone = int(rng.integers(len(brokers)))
+        return [b for i, b in enumerate(brokers) if i != gone]
+    if change == "broker joins":
+        smallest = min(racks, key=lambda k: (racks[k], k or ""))
+        return list(brokers) + [Broker(top + 1, rack=smallest)]
+    size = min(racks.values()) if None not in racks else max(1, len(brokers) // 3)
+    rack = f"az-{len(racks)}" if None not in racks else None
+    return list(brokers) + [Broker(top + 1 + i, rack=rack) for i in range(size)]
 
 
 def load_cases(path: "str | Path") -> List[Dict[str, Any]]:
