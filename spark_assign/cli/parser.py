@@ -52,6 +52,25 @@ def _positive(text: str) -> int:
     return value
 
 
+#: Byte units ``--throttle`` and ``--max-bytes-per-stage`` accept (binary and decimal).
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+          "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
+
+
+def _bytes(text: str) -> int:
+    """A byte count: an integer with an optional unit (``50MiB``, ``200GB``, ``1048576``)."""
+    stripped = text.strip()
+    digits = stripped.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ").strip()
+    unit = stripped[len(digits):].strip().lower() if digits else ""
+    try:
+        value = float(digits) * _UNITS[unit]
+    except (ValueError, KeyError):
+        raise argparse.ArgumentTypeError(f"must be bytes such as 1048576, 50MiB or 200GB, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 byte, got {text!r}")
+    return int(value)
+
+
 def _share(text: str) -> float:
     try:
         value = float(text)
@@ -232,6 +251,19 @@ def _replicas(sub, common: argparse.ArgumentParser) -> None:
     place.add_argument("--cluster", metavar="ID", help="with --table and --json: the cluster to write")
     place.add_argument("--json", metavar="FILE|-",
                        help="write the reassignment JSON (partitions whose replicas change) there; - for stdout")
+    place.add_argument("--stages", metavar="DIR",
+                       help="write the reassignment as safe stages there: stage-NN.json for kafka-reassign-partitions, "
+                            "leaders.json for kafka-leader-election, plan.json (needs --current or --table)")
+    place.add_argument("--max-moves-per-broker", type=_positive, default=5, dest="max_moves_per_broker", metavar="N",
+                       help="with --stages: replicas any broker gains or loses per stage (default: %(default)s, "
+                            "Cruise Control's)")
+    place.add_argument("--max-bytes-per-stage", type=_bytes, dest="max_bytes_per_stage", metavar="BYTES",
+                       help="with --stages: bytes copied per stage at most (e.g. 200GiB; needs --sizes)")
+    place.add_argument("--throttle", type=_bytes, metavar="BYTES",
+                       help="with --stages: the replication throttle per broker, bytes/s (e.g. 50MiB), passed to each "
+                            "stage and used for the estimated duration (needs --sizes)")
+    place.add_argument("--sizes", metavar="FILE",
+                       help="with --stages: partition sizes, the output of kafka-log-dirs --describe")
     place.add_argument("--limit", type=_count, default=50, metavar="N",
                        help="brokers to list (default: %(default)s; 0: all)")
     his = actions.add_parser("history", help="a replica table's commits, or one cluster's generations",

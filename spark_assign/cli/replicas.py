@@ -9,7 +9,10 @@
   current placement, only changed clusters are recomputed, one commit).
   ``--json FILE`` writes what to give ``kafka-reassign-partitions --execute
   --reassignment-json-file``: the partitions whose replicas change, or, for a
-  placement without a previous one, every partition (as ``--generate`` proposes);
+  placement without a previous one, every partition (as ``--generate`` proposes).
+  ``--stages DIR`` writes the reassignment as safe stages (:mod:`.stages`: at
+  most ``--max-moves-per-broker`` moves per broker and ``--max-bytes-per-stage``
+  per stage, ``--throttle``, sizes from ``--sizes``, ``kafka-log-dirs``' output);
 * ``replicas history``: a replica table's commits, or one cluster's
   generations: replicas moved, leaders changed, balance and racks.
 
@@ -27,8 +30,10 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..core.replicas.api import get_replica_method
 from .inputs import check_input, read_input
 from ..kafka.placement import read_current_placement
+from ..kafka.log_dirs import partition_sizes, read_log_dirs
 from ..kafka.reassignment import Replicas, format_reassignment
 from .runtime import CliError, require_table, writable_table
+from .stages import check_stage_folder, write_stages
 from .tables import format_seconds, format_table
 
 __all__ = ["cmd_replicas", "DEFAULT_CLUSTER"]
@@ -73,6 +78,7 @@ def _checked_place_args(args) -> Tuple[Optional[List[Replicas]], Optional[str]]:
             raise CliError(f"--current: {args.current} is not UTF-8 text") from None
         current = read_current_placement(text, f"--current {args.current}").partitions    # warns what it assumed
     location = writable_table(args.table) if args.table is not None else None
+    _check_stage_args(args)
     if args.json is not None and args.json != "-":
         folder = os.path.dirname(os.path.abspath(os.path.expanduser(args.json)))
         if not os.path.isdir(folder):
@@ -126,13 +132,15 @@ def _settings(args):
 def _place(args, ctx) -> int:
     """``replicas place``: one placement, printed; committed to ``--table`` when given."""
     current, location = _checked_place_args(args)
-    if args.json is not None and args.table is not None and args.cluster is None:
+    one_cluster = args.json is not None or args.stages is not None       # a file holds one cluster's moves
+    if one_cluster and args.table is not None and args.cluster is None:
         _require_one_cluster(args)
     spark = ctx.runtime.session()
     topics, brokers, previous = _inputs(spark, args, current)
-    if args.json is not None and args.cluster is None and topics.where(
+    if one_cluster and args.cluster is None and topics.where(
             f"cluster_id != '{DEFAULT_CLUSTER}'").limit(1).count():       # before anything is written
-        raise CliError("--json writes one cluster's reassignment: name it with --cluster")
+        raise CliError(f"{'--json' if args.json is not None else '--stages'} writes one cluster's reassignment: "
+                       "name it with --cluster")
     settings = _settings(args)
     began = time.perf_counter()
     if location is not None:
@@ -142,15 +150,50 @@ def _place(args, ctx) -> int:
     summary["time"] = format_seconds(time.perf_counter() - began)
     _print_placement(ctx, rows, brokers, summary, args.limit)
     if args.json is not None:
-        _write_json(ctx, args.json, moves)
+        _write_json(ctx, args.json, [m[:3] for m in moves])
+    if args.stages is not None:
+        _write_stages(ctx, args, moves)
     return 0
+
+
+def _check_stage_args(args) -> None:
+    """Before Spark: the stage options are consistent, and ``--sizes`` reads."""
+    staged = [o for o, v in (("--max-bytes-per-stage", args.max_bytes_per_stage), ("--throttle", args.throttle),
+                             ("--sizes", args.sizes)) if v is not None]
+    if args.stages is None:
+        if staged:
+            raise CliError(f"{staged[0]} applies to --stages: give --stages DIR")
+        return
+    check_stage_folder(args.stages)
+    if args.current is None and args.table is None:
+        raise CliError("--stages cuts a reassignment into stages: give the current placement (--current or --table)")
+    if args.sizes is None and (args.max_bytes_per_stage is not None or args.throttle is not None):
+        raise CliError(f"{'--max-bytes-per-stage' if args.max_bytes_per_stage else '--throttle'} counts bytes: "
+                       "give --sizes (the output of kafka-log-dirs --describe)")
+    if args.sizes is not None:
+        path = os.path.expanduser(args.sizes)
+        if not os.path.isfile(path):
+            raise CliError(f"--sizes: no such file: {args.sizes}")
+        try:
+            with open(path, encoding="utf-8") as f:
+                args.partition_sizes = partition_sizes(read_log_dirs(f.read(), f"--sizes {args.sizes}"))
+        except UnicodeDecodeError:
+            raise CliError(f"--sizes: {args.sizes} is not UTF-8 text") from None
+
+
+def _write_stages(ctx, args, moves) -> None:
+    if any(m[3] is None for m in moves):
+        raise CliError("--stages: the cluster had no placement before this generation; nothing to stage")
+    write_stages(ctx, args.stages, moves, getattr(args, "partition_sizes", None), args.max_moves_per_broker,
+                 args.max_bytes_per_stage, args.throttle)
 
 
 def _require_one_cluster(args) -> None:
     """Before Spark: ``--json`` of a fleet needs ``--cluster`` (a file holds one cluster's moves)."""
     for value in (args.topics, args.brokers):
         if value is not None and os.path.exists(os.path.expanduser(value)) and _has_cluster_column(value):
-            raise CliError("--json writes one cluster's reassignment: name it with --cluster")
+            raise CliError(f"{'--json' if args.json is not None else '--stages'} writes one cluster's "
+                           "reassignment: name it with --cluster")
 
 
 def _has_cluster_column(value: str) -> bool:
@@ -178,8 +221,8 @@ def _place_once(spark, topics, brokers, previous, settings, cluster: Optional[st
     summary.update(figures(arrow, topics, brokers, previous, settings))
     placed = spark.createDataFrame(arrow.select(["cluster_id", "topic", "partition", "replica_index", "broker_id"]))
     lists = changed_partitions(placed, previous) if previous is not None else replica_lists(placed)
-    moves = [(r.topic, r.partition, list(r.replicas)) for r in lists.collect()
-             if r.cluster_id == (cluster or DEFAULT_CLUSTER)]
+    moves = [(r.topic, r.partition, list(r.replicas), list(r.previous_replicas) if previous is not None else None)
+             for r in lists.collect() if r.cluster_id == (cluster or DEFAULT_CLUSTER)]
     return rows, summary, moves
 
 
@@ -205,8 +248,11 @@ def _place_in_table(spark, location, topics, brokers, settings, args):
     cluster = args.cluster or DEFAULT_CLUSTER
     mine = step.rows.where(F.col("cluster_id") == cluster)
     fresh = mine.where(F.col("status") != "new").isEmpty()
-    lists = replica_lists(mine) if fresh else table.reassignment(step.version).where(F.col("cluster_id") == cluster)
-    return rows, summary, [(r.topic, r.partition, list(r.replicas)) for r in lists.collect()]
+    if fresh:
+        return rows, summary, [(r.topic, r.partition, list(r.replicas), None) for r in replica_lists(mine).collect()]
+    lists = table.reassignment(step.version).where(F.col("cluster_id") == cluster)
+    return rows, summary, [(r.topic, r.partition, list(r.replicas), list(r.previous_replicas))
+                           for r in lists.collect()]
 
 
 def _status_counts(rows) -> Dict[str, int]:

@@ -5,6 +5,7 @@
 * :mod:`.groups`: ``kafka-consumer-groups --describe``: ``--members`` and the subscription rows it
   implies, ``--offsets`` and the lags as weights;
 * :mod:`.placement`: a cluster's current replica placement from any of them;
+* :mod:`.log_dirs`: ``kafka-log-dirs --describe``: each replica's size on disk;
 * :mod:`.records`: the ``__consumer_offsets`` records (group metadata, offset commits), and
   :func:`consumer_groups`, the Spark transformation that reads a fleet of them (imported when first
   used: importing this package does not load PySpark).
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any, List
 
 from .groups import GroupMember, PartitionLag, lag_weights, read_group_members, read_group_offsets, \
     subscription_rows
+from .log_dirs import LogDirs, partition_sizes, read_log_dirs
 from .placement import CurrentPlacement, read_current_placement
 from .reassignment import ReassignmentOutput, format_reassignment, parse_reassignment, read_reassignment_output
 from .topics import PartitionDescription, read_topic_ids, read_topics_describe
@@ -30,7 +32,8 @@ SPARK_NAMES = {"consumer_groups": "spark_assign.spark.kafka.records",
 
 __all__ = ["GroupMember", "read_group_members", "subscription_rows", "PartitionLag", "read_group_offsets",
            "lag_weights", "CurrentPlacement", "read_current_placement", "ReassignmentOutput", "format_reassignment",
-           "parse_reassignment", "read_reassignment_output", "PartitionDescription", "read_topics_describe", "read_topic_ids", "consumer_groups", "ConsumerGroups", "audit"]
+           "parse_reassignment", "read_reassignment_output", "PartitionDescription", "LogDirs", "read_log_dirs",
+           "partition_sizes", "read_topics_describe", "read_topic_ids", "consumer_groups", "ConsumerGroups", "audit"]
 
 
 def __getattr__(name: str) -> Any:

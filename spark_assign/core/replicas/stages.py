@@ -34,17 +34,36 @@ cap does not bind and no duration is estimated.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
 from ...errors import InvalidInputError
 
-__all__ = ["DEFAULT_MAX_MOVES_PER_BROKER", "StagePlan", "plan_stages"]
+__all__ = ["DEFAULT_MAX_MOVES_PER_BROKER", "StageFigures", "StagePlan", "plan_stages"]
 
 #: Cruise Control's default ``num.concurrent.partition.movements.per.broker``.
 DEFAULT_MAX_MOVES_PER_BROKER = 5
+
+
+@dataclass(frozen=True)
+class StageFigures:
+    """One stage: its number (0-based), whether it only reorders replicas, its partitions, the
+    replicas it copies and their bytes, the most moves any one broker makes in it, and its
+    estimated seconds at the throttle (None without one)."""
+
+    stage: int
+    reorder_only: bool
+    partitions: int
+    replica_moves: int
+    bytes: int
+    busiest_broker_moves: int
+    seconds: Optional[float]
+
+    def as_dict(self) -> Dict[str, object]:
+        """The figures as a JSON-ready dict."""
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -54,9 +73,8 @@ class StagePlan:
     Columns (NumPy, equal length): ``topic`` (index into the caller's topics), ``partition``,
     ``stage`` (0-based; data stages first, then the reordering stage), ``copied_bytes`` (its
     size times the replicas it gains), ``reorder_only`` (no data moved) and ``leader_changed``
-    (elected once the stages are done). ``stages``: per stage its figures (``stage``,
-    ``partitions``, ``replica_moves``, ``bytes``, ``busiest_broker_moves``, ``seconds`` at the
-    throttle or None). ``stage_bound``: the fewest data stages any packing needs.
+    (elected once the stages are done). ``stages``: per stage its :class:`StageFigures`.
+    ``stage_bound``: the fewest data stages any packing needs.
     """
 
     topic: np.ndarray
@@ -65,7 +83,7 @@ class StagePlan:
     copied_bytes: np.ndarray
     reorder_only: np.ndarray
     leader_changed: np.ndarray
-    stages: List[Dict[str, object]] = field(default_factory=list)
+    stages: List[StageFigures] = field(default_factory=list)
     stage_bound: int = 0
     max_moves_per_broker: int = DEFAULT_MAX_MOVES_PER_BROKER
     max_bytes_per_stage: Optional[int] = None
@@ -74,14 +92,14 @@ class StagePlan:
     @property
     def data_stages(self) -> int:
         """Stages that copy data (the reordering stage, if any, comes after them)."""
-        return sum(1 for s in self.stages if not s["reorder_only"])
+        return sum(1 for s in self.stages if not s.reorder_only)
 
     @property
     def estimated_seconds(self) -> Optional[float]:
         """The sum of the stages' estimates at the throttle (None without a throttle)."""
         if self.throttle is None:
             return None
-        return float(sum(float(s["seconds"] or 0.0) for s in self.stages))
+        return float(sum(s.seconds or 0.0 for s in self.stages))
 
 
 def plan_stages(previous: Sequence[np.ndarray], placed: Sequence[np.ndarray],
@@ -212,7 +230,7 @@ def _plan(rows: _Changes, stage: np.ndarray, cap: int, max_bytes: Optional[int],
     count = len(rows.topic)
     reorder = np.array([not g and not l for g, l in zip(rows.gains, rows.losses)], dtype=bool)
     copied = np.array([s * len(g) for s, g in zip(rows.size, rows.gains)], dtype=np.int64)
-    figures: List[Dict[str, object]] = []
+    figures: List[StageFigures] = []
     per_broker_total: Dict[int, int] = {}
     for k in range(int(stage.max()) + 1 if count else 0):
         members = np.flatnonzero(stage == k).tolist()
@@ -228,10 +246,9 @@ def _plan(rows: _Changes, stage: np.ndarray, cap: int, max_bytes: Optional[int],
         for b, m in moves.items():
             per_broker_total[b] = per_broker_total.get(b, 0) + m
         busiest = max(list(received.values()) + list(sent.values()), default=0)
-        figures.append({"stage": k, "reorder_only": bool(reorder[members].all()) if members else False,
-                        "partitions": len(members), "replica_moves": sum(len(rows.gains[i]) for i in members),
-                        "bytes": int(copied[members].sum()), "busiest_broker_moves": max(moves.values(), default=0),
-                        "seconds": None if throttle is None else busiest / throttle})
+        figures.append(StageFigures(k, bool(reorder[members].all()) if members else False, len(members),
+                                    sum(len(rows.gains[i]) for i in members), int(copied[members].sum()),
+                                    max(moves.values(), default=0), None if throttle is None else busiest / throttle))
     bound = max([-(-m // cap) for m in per_broker_total.values()] + [0])
     if max_bytes:                                 # an oversize copy takes a stage alone; the rest fill theirs
         over = copied > max_bytes
