@@ -23,6 +23,16 @@ A second run on the output moves nothing and changes no leader: the output's
 counts are targets of cost zero, the only ones (stage 2), and no leader move can
 make the counts more even (stage 4).
 
+With loads (:class:`~.loads.LoadOptions`) a fifth stage follows, the **goal
+search** (:mod:`.goals`): Cruise Control's order of goals, hard before soft,
+each never worsening an earlier one; the load distributions come before the
+counts. Stage 4 then only gives leaderless partitions a leader, and when
+nothing needs filling (no replica lost, same replication factors, such as
+brokers joining or an unchanged cluster) stages 2 and 3 leave the placement as
+it is, so that the goal search alone decides what moves and a second run finds
+nothing to do. A topic's own balance is not a goal then: it gives way to the
+loads (Cruise Control's topic replica distribution comes after them too).
+
 Limits: stage 2 is one integer program over the (topic, broker) pairs whose
 level is fractional (HiGHS: milliseconds for hundreds of topics, about a second
 for 1,000 topics on 50 brokers); stages 1 and 3 loop over topics.
@@ -30,13 +40,15 @@ for 1,000 topics on 50 brokers); stages 1 and 3 loop over topics.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ...errors import InvalidInputError
+from .goals import GoalSearch
 from .leaders import balance_leaders
+from .loads import GoalRow, LoadOptions, goal_report, goals_of, load_model
 from .model import Broker, PlacementBlock
 from .sticky import check_previous, dense_previous, fill_to_targets, keep_valid
 from .targets import RackLayout, rack_layout
@@ -48,12 +60,15 @@ __all__ = ["ClusterPlan", "place_sticky_cluster", "cluster_moves_bound"]
 @dataclass(frozen=True)
 class ClusterPlan:
     """A cluster's ``sticky`` plan: one block per topic (broker ids, leader first), the per-topic
-    targets and move bound (:class:`~.transport.ClusterTargets`) and each topic's checked previous
-    placement (broker ids, -1 padding)."""
+    targets and move bound (:class:`~.transport.ClusterTargets`), each topic's checked previous
+    placement (broker ids, -1 padding) and, with loads, each goal before and after
+    (:class:`~.loads.GoalRow`) and the goal search's actions."""
 
     blocks: List[PlacementBlock]
     targets: ClusterTargets
     previous: List[np.ndarray]
+    goals: List[GoalRow] = field(default_factory=list)
+    actions: int = 0
 
     @property
     def bound(self) -> int:
@@ -63,7 +78,7 @@ class ClusterPlan:
 
 def place_sticky_cluster(brokers: Sequence[Broker], counts: np.ndarray, factors: np.ndarray,
                          previous: Optional[Sequence[Optional[np.ndarray]]], rack_aware: Optional[str],
-                         names: Optional[Sequence[str]] = None) -> ClusterPlan:
+                         names: Optional[Sequence[str]] = None, loads: Optional[LoadOptions] = None) -> ClusterPlan:
     """Every topic of a cluster reassigned together (module docstring).
 
     Example::
@@ -88,20 +103,32 @@ def place_sticky_cluster(brokers: Sequence[Broker], counts: np.ndarray, factors:
     names:
         The topics' names: the order the topics are planned in (so the plan does not depend on the
         order of the rows) and the messages (default: their numbers, in the given order).
+    loads:
+        Per-partition loads, capacities and thresholds (:class:`~.loads.LoadOptions`): stage 5
+        balances them goal by goal (:mod:`.goals`); None: counts only.
     """
     order, topics, checked = _topics(brokers, counts, factors, previous, rack_aware, names)
     kept = [keep_valid(t.prev, t.layout, t.replication_factor) for t in topics]   # stage 1
     targets = cluster_targets(topics)                                             # stage 2
-    placed = [fill_to_targets(k, t.prev, t.layout, t.replication_factor, target)  # stage 3
-              for k, t, target in zip(kept, topics, targets.targets)]
+    if loads is not None and all(_whole(k, t) for k, t in zip(kept, topics)):
+        placed = kept              # with loads, nothing to fill: the goal search alone moves (stable)
+    else:
+        placed = [fill_to_targets(k, t.prev, t.layout, t.replication_factor, target)  # stage 3
+                  for k, t, target in zip(kept, topics, targets.targets)]
     ids = topics[0].layout.ids if topics else np.zeros(0, dtype=np.int64)
-    _leaders(placed, topics, len(ids))                                            # stage 4
+    flat = _Flat(placed, topics)
+    balance_leaders(flat.m, flat.leader, len(ids), improve=loads is None)        # stage 4
+    report: List[GoalRow] = []
+    actions = 0
+    if loads is not None and len(ids):                                            # stage 5
+        report, actions = _balance_loads(flat, topics, order, ids, targets, loads)
+    placed = flat.split()
     back = np.argsort(order).tolist()
     blocks = [PlacementBlock(np.full(len(placed[j]), i, dtype=np.int32), np.arange(len(placed[j]), dtype=np.int32),
                              ids[placed[j]].astype(np.int32)) for i, j in enumerate(back)]
     return ClusterPlan(blocks, ClusterTargets([targets.targets[j] for j in back], targets.bound,
                                               targets.broker_floor, targets.broker_ceil),
-                       [checked[j] for j in back])
+                       [checked[j] for j in back], report, actions)
 
 
 def cluster_moves_bound(brokers: Sequence[Broker], counts: np.ndarray, factors: np.ndarray,
@@ -151,25 +178,57 @@ def _checked(before: Optional[np.ndarray], count: int, name: str) -> np.ndarray:
         raise InvalidInputError(f"topic {name!r}: {e.problem}", column=e.column, rows=e.rows) from None
 
 
-def _leaders(placed: List[np.ndarray], topics: List[TopicCounts], n: int) -> None:
-    """Stage 4, in place: the cluster's preferred leaders balanced over all its partitions."""
-    if not placed or n == 0:
-        return
-    width = max(m.shape[1] for m in placed)
-    sizes = [len(m) for m in placed]
-    matrix = np.full((sum(sizes), width), -1, dtype=np.int64)
-    leader = np.full(sum(sizes), -1, dtype=np.int64)
-    at = 0
-    for m, t in zip(placed, topics):
-        matrix[at:at + len(m), :m.shape[1]] = m
-        if t.prev.shape[1]:
-            leader[at:at + len(m)] = t.prev[:, 0]
-        at += len(m)
-    balance_leaders(matrix, leader, n)
-    for m, (start, end) in zip(placed, _spans(sizes)):
-        m[:] = matrix[start:end, :m.shape[1]]
+def _whole(kept: np.ndarray, topic: TopicCounts) -> bool:
+    """Whether a topic kept every previous replica, each partition with exactly its replication
+    factor (nothing to fill: same brokers, racks and replication factor)."""
+    return kept.shape[1] == topic.replication_factor and bool((kept >= 0).all()) and \
+        bool((kept == topic.prev).all())
 
 
-def _spans(sizes: List[int]) -> List[Tuple[int, int]]:
-    ends = np.cumsum(sizes).tolist()
-    return list(zip([0] + ends[:-1], ends))
+class _Flat:
+    """A cluster's topics as one matrix: rows in planning order, ``-1`` padding shorter rows;
+    ``leader`` each row's previous leader, ``prev`` its previous replicas (dense)."""
+
+    def __init__(self, placed: List[np.ndarray], topics: List[TopicCounts]) -> None:
+        self.sizes = [len(m) for m in placed]
+        self.widths = [m.shape[1] for m in placed]
+        width = max(self.widths, default=1)
+        old = max((t.prev.shape[1] for t in topics), default=0)
+        total = sum(self.sizes)
+        self.m = np.full((total, width), -1, dtype=np.int64)
+        self.prev = np.full((total, max(old, 1)), -1, dtype=np.int64)
+        self.topic = np.repeat(np.arange(len(placed)), self.sizes)
+        at = 0
+        for m, t in zip(placed, topics):
+            self.m[at:at + len(m), :m.shape[1]] = m
+            self.prev[at:at + len(m), :t.prev.shape[1]] = t.prev
+            at += len(m)
+        self.leader = self.prev[:, 0].copy()
+
+    def split(self) -> List[np.ndarray]:
+        ends = np.cumsum(self.sizes).tolist()
+        return [self.m[start:end, :w].copy() for start, end, w in zip([0] + ends[:-1], ends, self.widths)]
+
+
+def _balance_loads(flat: _Flat, topics: List[TopicCounts], order: List[int], ids: np.ndarray,
+                   targets: ClusterTargets, options: LoadOptions) -> Tuple[List[GoalRow], int]:
+    """Stage 5, in place on ``flat.m``: the goal search over the loads; the report and actions."""
+    per_topic: Dict[str, Sequence[np.ndarray]] = {name: [values[i] for i in order]
+                                                  for name, values in options.loads.items()}
+    model = load_model(per_topic, [t.partitions for t in topics], ids, options.capacities)
+    racks = topics[0].layout.racks
+    lo = np.repeat(np.stack([t.layout.lo for t in topics]), [t.partitions for t in topics], axis=0) \
+        if topics else np.zeros((0, racks), dtype=np.int64)
+    hi = np.repeat(np.stack([t.layout.hi for t in topics]), [t.partitions for t in topics], axis=0) \
+        if topics else np.zeros((0, racks), dtype=np.int64)
+    k_in = model.names.index("bytes_in") if "bytes_in" in model.names else -1
+    leader_in = model.values[:, k_in] if k_in >= 0 else None
+    search = GoalSearch(flat.m, flat.prev, flat.topic, lo, hi, topics[0].layout.rack_of, model, [], leader_in)
+    goals = goals_of(model, search.totals, (targets.broker_floor, targets.broker_ceil), len(flat.m),
+                     options.threshold, options.max_replicas_per_broker,
+                     None if leader_in is None else float(leader_in.sum()))
+    search.goals = goals
+    before = GoalSearch(flat.prev.copy(), flat.prev, flat.topic, lo, hi, topics[0].layout.rack_of, model, goals,
+                        leader_in).state()
+    actions = search.run()
+    return goal_report(goals, model, before, search.state(), leader_in), actions

@@ -38,7 +38,7 @@ def group_rank(keys: np.ndarray) -> np.ndarray:
     return rank
 
 
-def balance_leaders(m: np.ndarray, previous_leader: np.ndarray, n: int) -> None:
+def balance_leaders(m: np.ndarray, previous_leader: np.ndarray, n: int, improve: bool = True) -> None:
     """Step 4, in place: order each row leader first (previous leader kept where present),
     then move leaderships within rows until no move can make the counts more even.
 
@@ -46,7 +46,8 @@ def balance_leaders(m: np.ndarray, previous_leader: np.ndarray, n: int) -> None:
     ``c - 2`` (directly, or along a path of such swaps). When none is left the counts are the
     most even the replica sets allow (every convex measure of spread is minimal: max - min <= 1
     whenever possible), and a second run on the result changes nothing. Rows may end in -1
-    padding (a cluster's topics of several replication factors in one matrix)."""
+    padding (a cluster's topics of several replication factors in one matrix). ``improve=False``
+    stops once every row has a leader (the goal search then balances them, :mod:`.goals`)."""
     parts, rf = m.shape
     if parts == 0:
         return
@@ -71,7 +72,7 @@ def balance_leaders(m: np.ndarray, previous_leader: np.ndarray, n: int) -> None:
         swap_positions(m, lost[fits], col[fits])
         counts += np.bincount(best[fits], minlength=n)
         lost = lost[~fits]
-    if rf == 1:
+    if rf == 1 or not improve:
         return
     level = np.full(n, parts // n, dtype=np.int64)
     for aim in (goal, level, level + (parts % n > 0)):    # direct swaps: to the goal, then the even levels
