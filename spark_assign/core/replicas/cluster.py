@@ -121,7 +121,8 @@ def place_sticky_cluster(brokers: Sequence[Broker], counts: np.ndarray, factors:
     report: List[GoalRow] = []
     actions = 0
     if loads is not None and len(ids):                                            # stage 5
-        report, actions = _balance_loads(flat, topics, order, ids, targets, loads)
+        planned = [names[i] for i in order] if names is not None else [str(i) for i in order]
+        report, actions = _balance_loads(flat, topics, order, planned, ids, targets, loads)
     placed = flat.split()
     back = np.argsort(order).tolist()
     blocks = [PlacementBlock(np.full(len(placed[j]), i, dtype=np.int32), np.arange(len(placed[j]), dtype=np.int32),
@@ -210,12 +211,13 @@ class _Flat:
         return [self.m[start:end, :w].copy() for start, end, w in zip([0] + ends[:-1], ends, self.widths)]
 
 
-def _balance_loads(flat: _Flat, topics: List[TopicCounts], order: List[int], ids: np.ndarray,
+def _balance_loads(flat: _Flat, topics: List[TopicCounts], order: List[int], names: List[str], ids: np.ndarray,
                    targets: ClusterTargets, options: LoadOptions) -> Tuple[List[GoalRow], int]:
-    """Stage 5, in place on ``flat.m``: the goal search over the loads; the report and actions."""
+    """Stage 5, in place on ``flat.m``: the goal search over the loads; the report and actions.
+    ``order``/``names``: the topics' input positions and names, in planning order."""
     per_topic: Dict[str, Sequence[np.ndarray]] = {name: [values[i] for i in order]
                                                   for name, values in options.loads.items()}
-    model = load_model(per_topic, [t.partitions for t in topics], ids, options.capacities)
+    model = load_model(per_topic, [t.partitions for t in topics], ids, options.capacities, names)
     racks = topics[0].layout.racks
     lo = np.repeat(np.stack([t.layout.lo for t in topics]), [t.partitions for t in topics], axis=0) \
         if topics else np.zeros((0, racks), dtype=np.int64)

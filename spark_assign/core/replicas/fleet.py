@@ -36,6 +36,7 @@ from .admin import admin_brokers, check_factor, place_admin_utils, place_admin_u
 from ..java.limits import INT32_MAX, check_count
 from .model import Broker, PlacementBlock, check_brokers
 from .cluster import place_sticky_cluster
+from .loads import LoadOptions
 from .sticky import check_previous, place_sticky, refuse_start_index
 from .striped import place_striped, place_striped_many
 from .api import ReplicaMethod, get_replica_method, place_replicas, run_method
@@ -104,7 +105,7 @@ def place_topics(brokers: Sequence[Broker], topics: Sequence[str], partitions: U
                  replication_factors: Union[Sequence[int], np.ndarray], cluster_id: Optional[str] = None, method: str = "striped",
                  seed: int = 0, start_index: Optional[int] = None, rack_aware: Optional[str] = None,
                  previous: Optional[Sequence[Optional[np.ndarray]]] = None,
-                 rack_column: str = "brokers") -> ClusterPlacement:
+                 rack_column: str = "brokers", loads: Optional[LoadOptions] = None) -> ClusterPlacement:
     """Place every topic of one cluster, each with its :func:`topic_seed`; the rows, columnar.
 
     Each topic gets the placement ``place_replicas`` gives it alone with its seed. ``striped``
@@ -142,6 +143,9 @@ def place_topics(brokers: Sequence[Broker], topics: Sequence[str], partitions: U
         ignore it except for the status.
     rack_column:
         The column an error about brokers with and without a rack names (a DataFrame's ``rack``).
+    loads:
+        ``sticky`` only: per-partition loads and broker capacities to balance goal by goal
+        (:class:`~.loads.LoadOptions`, :mod:`.goals`); another method refuses them.
 
     Raises
     ------
@@ -149,6 +153,9 @@ def place_topics(brokers: Sequence[Broker], topics: Sequence[str], partitions: U
         Naming the cluster (``group``), the column and the topics at fault (``rows``).
     """
     chosen = get_replica_method(method)
+    if loads is not None and chosen.run is not place_sticky:
+        raise InvalidInputError(f"loads are balanced by the sticky reassignment; method {chosen.name!r} places "
+                                "topics as Kafka does and ignores them", column="loads", rows=[chosen.name])
     names = list(topics)
     where = "" if cluster_id is None else f" of cluster {cluster_id!r}"
     try:
@@ -171,7 +178,7 @@ def place_topics(brokers: Sequence[Broker], topics: Sequence[str], partitions: U
                     check_factor(int(factors[over[0]]), len(usable), sum(b.fenced for b in checked), over.tolist())
             if chosen.run is place_sticky:
                 refuse_start_index(start_index)
-                blocks = place_sticky_cluster(checked, counts, factors, previous, rack_aware, names).blocks
+                blocks = place_sticky_cluster(checked, counts, factors, previous, rack_aware, names, loads).blocks
             else:
                 blocks = _one_by_one(chosen, checked, counts, factors, seeds, previous, start_index, rack_aware)
     except InvalidInputError as e:

@@ -58,7 +58,7 @@ class LoadOptions:
     load's unit), the distribution ``threshold`` (0.10: within 10% of the mean) and an optional
     ``max_replicas_per_broker``."""
 
-    loads: Dict[str, Sequence[np.ndarray]]
+    loads: Mapping[str, Sequence[np.ndarray]]
     capacities: Optional[Dict[str, Dict[int, float]]] = None
     threshold: float = DEFAULT_THRESHOLD
     max_replicas_per_broker: Optional[int] = None
@@ -99,9 +99,11 @@ class LoadModel:
 
 
 def load_model(loads: Mapping[str, Sequence[np.ndarray]], counts: Sequence[int], ids: np.ndarray,
-               capacities: Optional[Dict[str, Dict[int, float]]] = None) -> LoadModel:
+               capacities: Optional[Dict[str, Dict[int, float]]] = None,
+               topics: Optional[Sequence[str]] = None) -> LoadModel:
     """The :class:`LoadModel` of per-topic ``loads`` (name -> one array per topic, one value per
-    partition) and ``capacities`` (name -> broker id -> capacity); errors name the load.
+    partition) and ``capacities`` (name -> broker id -> capacity); errors name the load, and the
+    topics at fault by name (``topics``; default: their numbers).
 
     Example::
 
@@ -120,7 +122,7 @@ def load_model(loads: Mapping[str, Sequence[np.ndarray]], counts: Sequence[int],
                or (v < 0).any()]
         if bad:
             raise InvalidInputError(f"loads[{name!r}]: one finite, non-negative value per partition is needed",
-                                    column=name, rows=bad)
+                                    column=name, rows=[topics[t] for t in bad] if topics is not None else bad)
         values[:, k] = np.concatenate(column) if column else np.zeros(0)
     capacity = np.full((len(ids), len(names)), np.inf)
     has = np.zeros(len(names), dtype=bool)

@@ -32,11 +32,13 @@ from pyspark.sql import functions as F
 from ...core.java.limits import check_count
 from ...core.replicas.model import RACK_AWARE_MODES, check_seed
 from ...core.replicas.api import get_replica_method
+from ...core.replicas.loads import DEFAULT_THRESHOLD, LoadOptions
 from ...errors import InvalidInputError, SchemaError
 from .. import failures
 from ..inputs import check_columns, checked_int
 
-__all__ = ["assign_replicas", "REPLICA_COLUMNS", "REPLICA_DDL", "KIND_BROKER", "KIND_TOPIC", "KIND_REPLICA",
+__all__ = ["assign_replicas", "REPLICA_COLUMNS", "REPLICA_DDL", "KIND_BROKER", "KIND_TOPIC", "KIND_REPLICA", "KIND_LOAD",
+           "LoadPlan", "load_plan", "load_names", "CAPACITY_PREFIX",
            "WIRE_COLUMNS", "WIRE_DDL", "wire_frame", "check_options", "attach"]
 
 #: The rows ``assign_replicas`` returns (name, type): one per replica, the preferred leader at
@@ -45,15 +47,19 @@ REPLICA_COLUMNS = [("cluster_id", "string"), ("topic", "string"), ("partition", 
                    ("broker_id", "int"), ("rack", "string"), ("is_preferred_leader", "boolean"), ("status", "string")]
 #: :data:`REPLICA_COLUMNS` as a DDL string.
 REPLICA_DDL = ", ".join(f"{name} {kind}" for name, kind in REPLICA_COLUMNS)
-#: Wire row kinds (the ``kind`` column): a broker, a topic, a replica of the previous placement.
-KIND_BROKER, KIND_TOPIC, KIND_REPLICA = 0, 1, 2
+#: Wire row kinds (the ``kind`` column): a broker, a topic, a replica of the previous placement, a
+#: partition's loads.
+KIND_BROKER, KIND_TOPIC, KIND_REPLICA, KIND_LOAD = 0, 1, 2, 3
 #: The wire: brokers (:data:`KIND_BROKER`: ``broker_id``, ``rack``, ``fenced``), topics
 #: (:data:`KIND_TOPIC`: ``topic``, ``num_partitions``, ``replication_factor``) and previous replicas
-#: (:data:`KIND_REPLICA`: ``topic``, ``partition``, ``replica_index``, ``broker_id``) of each cluster,
-#: as ``(name, type)``; :data:`WIRE_DDL` for Spark, ``ARROW_TYPES`` for Arrow.
+#: (:data:`KIND_REPLICA`: ``topic``, ``partition``, ``replica_index``, ``broker_id``) and partition loads
+#: (:data:`KIND_LOAD`: ``topic``, ``partition``, ``loads`` in the order of the load names; brokers then
+#: carry ``capacities`` in that order, NaN for none) of each cluster, as ``(name, type)``;
+#: :data:`WIRE_DDL` for Spark, ``ARROW_TYPES`` for Arrow.
 WIRE_COLUMNS = [("cluster_id", "string"), ("kind", "int"), ("broker_id", "int"), ("rack", "string"),
                 ("fenced", "boolean"), ("topic", "string"), ("num_partitions", "int"), ("replication_factor", "int"),
-                ("partition", "int"), ("replica_index", "int")]
+                ("partition", "int"), ("replica_index", "int"), ("loads", "array<double>"),
+                ("capacities", "array<double>")]
 WIRE_DDL = ", ".join(f"{name} {kind}" for name, kind in WIRE_COLUMNS)
 #: Each input's columns: (name, type, required), checked by :func:`~spark_assign.spark.inputs.check_columns`
 #: (``int``: any integral width).
@@ -65,6 +71,12 @@ PREVIOUS_PLACEMENT_COLUMNS: List[Tuple[str, str, bool]] = [
     ("replica_index", "int", True), ("broker_id", "int", True)]
 BROKER_COLUMNS: List[Tuple[str, str, bool]] = [("cluster_id", "string", False), ("broker_id", "int", True),
                                                ("rack", "string", False), ("fenced", "boolean", False)]
+#: The keys of a loads DataFrame (``loads=``); its other columns are the loads.
+LOAD_KEY_COLUMNS: List[Tuple[str, str, bool]] = [("cluster_id", "string", False), ("topic", "string", True),
+                                                 ("partition", "int", True)]
+LOAD_KEYS = [name for name, _, _ in LOAD_KEY_COLUMNS]
+#: A broker's capacity for load ``x`` is its column ``capacity_x``.
+CAPACITY_PREFIX = "capacity_"
 
 
 def assign_replicas(
@@ -77,6 +89,9 @@ def assign_replicas(
     rack_aware: Optional[str] = None,
     previous: Optional[DataFrame] = None,
     num_partitions: Optional[int] = None,
+    loads: Optional[DataFrame] = None,
+    threshold: float = DEFAULT_THRESHOLD,
+    max_replicas_per_broker: Optional[int] = None,
 ) -> DataFrame:
     """Place the replicas of every topic on its cluster's brokers, as Kafka's ``method`` would.
 
@@ -121,6 +136,16 @@ def assign_replicas(
         other methods it only sets ``status``.
     num_partitions:
         Spark partitions for the pass (default: ``spark.sql.shuffle.partitions``).
+    loads:
+        ``sticky`` only: per-partition loads, one row per partition: ``topic``, ``partition``,
+        ``cluster_id`` when the topics have it, and one numeric column per load (``size_bytes``,
+        ``bytes_in``, ``bytes_out`` or any name), whose order is the order of their goals. A
+        partition without a row carries none. Brokers may give capacities as ``capacity_<load>``
+        columns (``capacity_size_bytes``); see :mod:`spark_assign.core.replicas.loads`.
+    threshold:
+        With ``loads``: each load's distribution goal, ``mean * (1 +- threshold)``.
+    max_replicas_per_broker:
+        With ``loads``: a hard limit on the replicas of any broker.
 
     Returns
     -------
@@ -140,13 +165,14 @@ def assign_replicas(
                             "previous=, a DataFrame (topic, partition, replica_index, broker_id)")
     n = num_partitions if num_partitions is None else check_count(num_partitions, "num_partitions", minimum=1)
     failures.install()
-    wire = wire_frame(self, brokers, options.replication_factor, previous)
+    wire = wire_frame(self, brokers, options.replication_factor, previous, loads)
+    plan = load_plan(loads, brokers, options.method, threshold, max_replicas_per_broker)
     n = n or int(cast(str, self.sparkSession.conf.get("spark.sql.shuffle.partitions")))
 
     def run(batches):
         from spark_assign.spark.replicas.worker import place_batches
 
-        return place_batches(batches, options.method, options.seed, options.start_index, options.rack_aware)
+        return place_batches(batches, options.method, options.seed, options.start_index, options.rack_aware, plan)
 
     return (wire.repartition(n, "cluster_id")
                 .sortWithinPartitions("cluster_id", "kind", "topic", "partition", "replica_index")
@@ -197,9 +223,48 @@ def check_options(method: object, replication_factor: object, seed: object, star
     return ReplicaOptions(chosen.name, rf, checked_seed, fixed, cast(Optional[str], rack_aware))
 
 
+@dataclass(frozen=True)
+class LoadPlan:
+    """What a worker needs to balance loads: the load ``names`` (in goal order), which have broker
+    capacities, and the goal settings (checked on the driver)."""
+
+    names: Tuple[str, ...]
+    has_capacity: Tuple[bool, ...]
+    threshold: float
+    max_replicas_per_broker: Optional[int]
+
+
+def load_names(loads: DataFrame) -> List[str]:
+    """The load columns of a loads DataFrame: its numeric columns but the keys, in order; a schema
+    error names the columns when there is none or one is not numeric."""
+    check_columns(loads, "loads", LOAD_KEY_COLUMNS)
+    names = [f.name for f in loads.schema.fields if f.name not in LOAD_KEYS]
+    numeric = ("byte", "short", "integer", "long", "float", "double", "decimal")
+    wrong = [f"{f.name} ({f.dataType.simpleString()})" for f in loads.schema.fields
+             if f.name in names and not f.dataType.typeName().startswith(numeric)]
+    if not names or wrong:
+        raise SchemaError(f"loads needs numeric load columns beside {', '.join(LOAD_KEYS)}"
+                          + (f"; not numeric: {', '.join(wrong)}" if wrong else ""))
+    return names
+
+
+def load_plan(loads: Optional[DataFrame], brokers: DataFrame, method: str, threshold: object,
+              max_replicas_per_broker: object) -> Optional[LoadPlan]:
+    """The checked :class:`LoadPlan` of ``assign_replicas``' load arguments (None without loads)."""
+    if loads is None:
+        return None
+    if get_replica_method(method).name != "sticky":
+        raise InvalidInputError(f"loads are balanced by the sticky reassignment; method {method!r} places topics "
+                                "as Kafka does and ignores them", column="loads", rows=[method])
+    names = load_names(loads)
+    options = LoadOptions({}, None, cast(float, threshold), cast(Optional[int], max_replicas_per_broker))
+    has = tuple(f"{CAPACITY_PREFIX}{name}" in brokers.columns for name in names)
+    return LoadPlan(tuple(names), has, options.threshold, options.max_replicas_per_broker)
+
+
 def wire_frame(topics: DataFrame, brokers: DataFrame, replication_factor: Optional[int],
-               previous: Optional[DataFrame] = None) -> DataFrame:
-    """Brokers, topics and previous replicas in the :data:`WIRE_DDL` columns (no job)."""
+               previous: Optional[DataFrame] = None, loads: Optional[DataFrame] = None) -> DataFrame:
+    """Brokers, topics, previous replicas and partition loads in the :data:`WIRE_DDL` columns (no job)."""
     if not isinstance(brokers, DataFrame):
         raise InvalidInputError(f"brokers must be a DataFrame (broker_id, rack, ...), got {type(brokers).__name__}",
                                 column="brokers")
@@ -228,22 +293,42 @@ def wire_frame(topics: DataFrame, brokers: DataFrame, replication_factor: Option
                                F.lit(None).cast("boolean").alias("fenced"), F.col("topic"),
                                checked_int("num_partitions", "num_partitions", key="topic").alias("num_partitions"),
                                rf.cast("int").alias("replication_factor"))
+    names = load_names(loads) if loads is not None else []
+    if names:
+        capacities = F.array(*[(F.col(f"{CAPACITY_PREFIX}{name}") if f"{CAPACITY_PREFIX}{name}" in brokers.columns
+                                else F.lit(None)).cast("double") for name in names])
+    else:
+        capacities = F.lit(None).cast("array<double>")
     broker_rows = brokers.select(column(b, "cluster_id", "string"), F.lit(KIND_BROKER).alias("kind"),
                                  checked_int("broker_id", "broker_id").alias("broker_id"),
                                  column(b, "rack", "string"), column(b, "fenced", "boolean", False),
                                  F.lit(None).cast("string").alias("topic"),
                                  F.lit(None).cast("int").alias("num_partitions"),
-                                 F.lit(None).cast("int").alias("replication_factor"), *_no_replica())
-    wire = broker_rows.unionByName(topic_rows.select("*", *_no_replica()))
-    if previous is None:
-        return wire
-    replica_rows = previous.select(column(v, "cluster_id", "string"), F.lit(KIND_REPLICA).alias("kind"),
-                                   _int32("broker_id"), F.lit(None).cast("string").alias("rack"),
-                                   F.lit(None).cast("boolean").alias("fenced"), F.col("topic"),
-                                   F.lit(None).cast("int").alias("num_partitions"),
-                                   F.lit(None).cast("int").alias("replication_factor"),
-                                   _int32("partition"), _int32("replica_index"))
-    return wire.unionByName(replica_rows)
+                                 F.lit(None).cast("int").alias("replication_factor"), *_no_replica(),
+                                 F.lit(None).cast("array<double>").alias("loads"), capacities.alias("capacities"))
+    wire = broker_rows.unionByName(topic_rows.select("*", *_no_replica(), *_no_loads()))
+    if previous is not None:
+        replica_rows = previous.select(column(v, "cluster_id", "string"), F.lit(KIND_REPLICA).alias("kind"),
+                                       _int32("broker_id"), F.lit(None).cast("string").alias("rack"),
+                                       F.lit(None).cast("boolean").alias("fenced"), F.col("topic"),
+                                       F.lit(None).cast("int").alias("num_partitions"),
+                                       F.lit(None).cast("int").alias("replication_factor"),
+                                       _int32("partition"), _int32("replica_index"), *_no_loads())
+        wire = wire.unionByName(replica_rows)
+    if loads is not None:
+        lk = check_columns(loads, "loads", LOAD_KEY_COLUMNS)
+        if ("cluster_id" in t) != ("cluster_id" in lk):
+            raise SchemaError("cluster_id must be a column of loads when the topics have it, and only then")
+        load_rows = loads.select(column(lk, "cluster_id", "string"), F.lit(KIND_LOAD).alias("kind"),
+                                 F.lit(None).cast("int").alias("broker_id"), F.lit(None).cast("string").alias("rack"),
+                                 F.lit(None).cast("boolean").alias("fenced"), F.col("topic"),
+                                 F.lit(None).cast("int").alias("num_partitions"),
+                                 F.lit(None).cast("int").alias("replication_factor"), _int32("partition"),
+                                 F.lit(None).cast("int").alias("replica_index"),
+                                 F.array(*[F.col(name).cast("double") for name in names]).alias("loads"),
+                                 F.lit(None).cast("array<double>").alias("capacities"))
+        wire = wire.unionByName(load_rows)
+    return wire
 
 
 def _int32(name: str):
@@ -255,6 +340,11 @@ def _int32(name: str):
 def _no_replica() -> list:
     """The previous-replica columns of a broker or topic row (null)."""
     return [F.lit(None).cast("int").alias("partition"), F.lit(None).cast("int").alias("replica_index")]
+
+
+def _no_loads() -> list:
+    """The load columns of a row that carries none (null)."""
+    return [F.lit(None).cast("array<double>").alias("loads"), F.lit(None).cast("array<double>").alias("capacities")]
 
 
 def attach() -> None:

@@ -7,7 +7,9 @@ codes, each cluster's brokers, topics and previous replicas are NumPy slices, an
 the engine places all of a cluster's topics in one call
 (:func:`~spark_assign.core.replicas.fleet.place_topics`). Python objects are made
 per broker and per topic name only (the seeds hash the names), never per replica,
-except the previous placement of ``sticky``, which the engine reassigns topic by topic.
+except the previous placement of ``sticky``, which the engine checks topic by topic.
+With loads (:class:`~.dataframe.LoadPlan`), each cluster's load rows become one
+array per topic and load, and the brokers' capacities a dict per load.
 
 Data errors raise :class:`~spark_assign.errors.InvalidInputError` naming the
 cluster (``group``), the column and the rows.
@@ -16,7 +18,7 @@ cluster (``group``), the column and the rows.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -24,8 +26,9 @@ import pyarrow.compute as pc
 
 from ...core import Broker
 from ...core.replicas.fleet import REPLICA_STATUSES, place_topics
+from ...core.replicas.loads import LoadOptions
 from ...errors import InvalidInputError
-from .dataframe import KIND_REPLICA, KIND_TOPIC, REPLICA_COLUMNS
+from .dataframe import CAPACITY_PREFIX, KIND_LOAD, KIND_REPLICA, KIND_TOPIC, REPLICA_COLUMNS, LoadPlan
 
 __all__ = ["OUTPUT_NAMES", "place_batches", "place_wire"]
 
@@ -34,7 +37,7 @@ OUTPUT_NAMES = [name for name, _ in REPLICA_COLUMNS]
 
 
 def place_batches(batches: Iterator[pa.RecordBatch], method: str, seed: int, start_index: Optional[int],
-                  rack_aware: Optional[str]) -> Iterator[pa.RecordBatch]:
+                  rack_aware: Optional[str], loads: Optional[LoadPlan] = None) -> Iterator[pa.RecordBatch]:
     """Wire batches (sorted by cluster, kind, topic, partition, replica) in, replica rows out:
     one engine call per complete cluster; a cluster continuing into the next batch is carried
     over."""
@@ -46,11 +49,11 @@ def place_batches(batches: Iterator[pa.RecordBatch], method: str, seed: int, sta
         split = int(np.flatnonzero(codes != codes[-1])[-1]) + 1 if (codes != codes[-1]).any() else 0
         if split > 0:                                 # clusters complete in this batch
             yield from place_wire(pa.Table.from_batches(carried + [batch.slice(0, split)]), method, seed,
-                                  start_index, rack_aware)
+                                  start_index, rack_aware, loads)
             carried = []
         carried.append(batch.slice(split))
     if carried:
-        yield from place_wire(pa.Table.from_batches(carried), method, seed, start_index, rack_aware)
+        yield from place_wire(pa.Table.from_batches(carried), method, seed, start_index, rack_aware, loads)
 
 
 def _cluster_codes(column: pa.Array) -> np.ndarray:
@@ -64,7 +67,7 @@ def _cluster_codes(column: pa.Array) -> np.ndarray:
 
 
 def place_wire(table: pa.Table, method: str, seed: int, start_index: Optional[int],
-               rack_aware: Optional[str]) -> Iterator[pa.RecordBatch]:
+               rack_aware: Optional[str], loads: Optional[LoadPlan] = None) -> Iterator[pa.RecordBatch]:
     """Every cluster of ``table`` (wire rows sorted by cluster, kind, topic, partition, replica),
     one output batch each; errors are raised for the driver (:meth:`InvalidInputError.for_driver`)."""
     if table.num_rows == 0:
@@ -74,7 +77,7 @@ def place_wire(table: pa.Table, method: str, seed: int, start_index: Optional[in
     bounds = np.r_[0, np.flatnonzero(np.diff(codes)) + 1, len(codes)].tolist()
     for a, b in zip(bounds, bounds[1:]):
         try:
-            yield _place_cluster(table.slice(a, b - a), method, seed, start_index, rack_aware)
+            yield _place_cluster(table.slice(a, b - a), method, seed, start_index, rack_aware, loads)
         except InvalidInputError as e:
             raise e.for_driver() from None
 
@@ -88,18 +91,21 @@ def _ints(column: pa.ChunkedArray) -> Tuple[np.ndarray, np.ndarray]:
 
 
 def _place_cluster(rows: pa.Table, method: str, seed: int, start_index: Optional[int],
-                   rack_aware: Optional[str]) -> pa.RecordBatch:
+                   rack_aware: Optional[str], plan: Optional[LoadPlan]) -> pa.RecordBatch:
     """One cluster's wire rows placed: its output rows."""
     cluster_id = rows.column("cluster_id")[0].as_py()
     kind, _ = _ints(rows.column("kind"))
-    start, end = np.searchsorted(kind, [KIND_TOPIC, KIND_REPLICA]).tolist()
+    start, end, last = np.searchsorted(kind, [KIND_TOPIC, KIND_REPLICA, KIND_LOAD]).tolist()
     brokers, ids, racks = _brokers(cluster_id, rows.slice(0, start))
     topics = rows.slice(start, end - start)
     names = topics.column("topic").to_pylist()
     counts, factors = _check_topics(cluster_id, topics, names)
-    before = _previous(cluster_id, rows.slice(end), names, counts) if end < rows.num_rows else None
+    before = _previous(cluster_id, rows.slice(end, last - end), names, counts) if end < last else None
+    loads = None if plan is None else \
+        _loads(cluster_id, plan, rows.slice(0, start), rows.slice(last), names, counts)
     placed = place_topics(brokers, names, counts, factors, cluster_id=cluster_id, method=method, seed=seed,
-                          start_index=start_index, rack_aware=rack_aware, previous=before, rack_column="rack")
+                          start_index=start_index, rack_aware=rack_aware, previous=before, rack_column="rack",
+                          loads=loads)
     n = len(placed.broker_id)
     rack_of = racks.take(pa.array(np.searchsorted(ids, placed.broker_id))) if n else pa.array([], pa.string())
     return pa.RecordBatch.from_arrays(
@@ -216,3 +222,52 @@ def _previous(cluster_id: Optional[str], rows: pa.Table, names: list,
         matrix[partition[span], rank[span]] = broker[span]
         out[t] = matrix
     return out
+
+
+def _loads(cluster_id: Optional[str], plan: LoadPlan, broker_rows: pa.Table, rows: pa.Table, names: list,
+           counts: np.ndarray) -> LoadOptions:
+    """The cluster's :class:`LoadOptions`: its load rows as one array per load and topic (0 for a
+    partition without a row; rows of topics no longer listed ignored) and the brokers'
+    capacities; a partition out of range, listed twice, or a broker without a capacity where the
+    others have one is an error naming the rows."""
+    k = len(plan.names)
+    topic_names = rows.column("topic").combine_chunks()
+    topic = np.asarray(pc.index_in(topic_names, value_set=pa.array(names, pa.string()))
+                       .fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    partition, _ = _ints(rows.column("partition"))
+    flat = pc.list_flatten(rows.column("loads").combine_chunks())
+    values = np.asarray(flat.fill_null(np.nan).to_numpy(zero_copy_only=False), dtype=np.float64).reshape(-1, k)
+    keep = np.flatnonzero(topic >= 0)
+    topic, partition, values = topic[keep], partition[keep], values[keep]
+    bad = np.flatnonzero((partition < 0) | (partition >= counts[topic]))
+    if len(bad):
+        at = bad[:5]
+        raise InvalidInputError("loads: a partition the topic does not have", column="partition",
+                                rows=[(names[t], int(p)) for t, p in zip(topic[at].tolist(), partition[at].tolist())],
+                                group=cluster_id)
+    key = topic * (int(counts.max()) + 1 if len(counts) else 1) + partition
+    _, first, times = np.unique(key, return_index=True, return_counts=True)
+    if (times > 1).any():
+        at = first[times > 1][:5]
+        raise InvalidInputError("loads: a partition listed twice", column="partition",
+                                rows=[(names[int(topic[i])], int(partition[i])) for i in at], group=cluster_id)
+    order = np.argsort(topic, kind="stable")
+    bounds = np.searchsorted(topic[order], np.arange(len(names) + 1))
+    per_load: Dict[str, List[np.ndarray]] = {name: [np.zeros(int(c)) for c in counts] for name in plan.names}
+    for t in np.flatnonzero(np.diff(bounds)).tolist():
+        at = order[bounds[t]:bounds[t + 1]]
+        for j, name in enumerate(plan.names):
+            per_load[name][t][partition[at]] = values[at, j]
+    capacities: Dict[str, Dict[int, float]] = {}
+    ids, _ = _ints(broker_rows.column("broker_id"))
+    caps = pc.list_flatten(broker_rows.column("capacities").combine_chunks())
+    cap = np.asarray(caps.fill_null(np.nan).to_numpy(zero_copy_only=False), dtype=np.float64).reshape(-1, k)
+    for j, name in enumerate(plan.names):
+        if plan.has_capacity[j]:
+            missing = np.flatnonzero(np.isnan(cap[:, j]))
+            if len(missing):
+                raise InvalidInputError(f"null {CAPACITY_PREFIX}{name}: every broker needs a capacity where the "
+                                        "column is given", column=f"{CAPACITY_PREFIX}{name}",
+                                        rows=ids[missing].tolist(), group=cluster_id)
+            capacities[name] = dict(zip(ids.tolist(), cap[:, j].tolist()))
+    return LoadOptions(per_load, capacities or None, plan.threshold, plan.max_replicas_per_broker)

@@ -118,7 +118,7 @@ def test_bad_loads_name_the_topics():
     with pytest.raises(InvalidInputError, match="size_bytes.*non-negative value per partition") as e:
         plan([Broker(0), Broker(1), Broker(2)], [2, 1], [np.array([[0, 1, 2], [1, 2, 0]]), np.array([[2, 0, 1]])],
              LoadOptions({"size_bytes": [np.array([1.0, -2.0]), np.array([1.0])]}))
-    assert e.value.column == "size_bytes" and e.value.rows == [0]
+    assert e.value.column == "size_bytes" and e.value.rows == ["topic-0"]
 
 
 @examples(12)
