@@ -266,6 +266,20 @@ def _replicas(sub, common: argparse.ArgumentParser) -> None:
                        help="with --stages: partition sizes, the output of kafka-log-dirs --describe")
     place.add_argument("--limit", type=_count, default=50, metavar="N",
                        help="brokers to list (default: %(default)s; 0: all)")
+    resume = actions.add_parser(
+        "resume", help="an interrupted staged reassignment: its progress, and the stages left", parents=[common],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Read a --stages folder beside the placement now (--current: kafka-topics --describe or any\n"
+                    "form place --current takes): each stage's partitions done, the stage the plan is at, and the\n"
+                    "partitions left staged again from where they are into DIR/resume. No Spark.")
+    resume.add_argument("--stages", required=True, metavar="DIR", help="the folder replicas place --stages wrote")
+    resume.add_argument("--current", required=True, metavar="FILE", help="the placement now")
+    resume.add_argument("--max-moves-per-broker", type=_positive, dest="max_moves_per_broker", metavar="N",
+                        help="default: the plan's")
+    resume.add_argument("--max-bytes-per-stage", type=_bytes, dest="max_bytes_per_stage", metavar="BYTES",
+                        help="default: the plan's")
+    resume.add_argument("--throttle", type=_bytes, metavar="BYTES", help="default: the plan's")
+    resume.add_argument("--sizes", metavar="FILE", help="partition sizes: the output of kafka-log-dirs --describe")
     his = actions.add_parser("history", help="a replica table's commits, or one cluster's generations",
                              parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
                              description="Without --cluster: one line per commit of the replica table.\n"

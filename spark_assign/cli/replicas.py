@@ -13,6 +13,8 @@
   ``--stages DIR`` writes the reassignment as safe stages (:mod:`.stages`: at
   most ``--max-moves-per-broker`` moves per broker and ``--max-bytes-per-stage``
   per stage, ``--throttle``, sizes from ``--sizes``, ``kafka-log-dirs``' output);
+* ``replicas resume``: an interrupted ``--stages`` plan against the placement
+  now: each stage's progress and the partitions left, staged again;
 * ``replicas history``: a replica table's commits, or one cluster's
   generations: replicas moved, leaders changed, balance and racks.
 
@@ -33,7 +35,7 @@ from ..kafka.placement import read_current_placement
 from ..kafka.log_dirs import partition_sizes, read_log_dirs
 from ..kafka.reassignment import Replicas, format_reassignment
 from .runtime import CliError, require_table, writable_table
-from .stages import check_stage_folder, write_stages
+from .stages import check_stage_folder, resume_stages, write_stages
 from .tables import format_seconds, format_table
 
 __all__ = ["cmd_replicas", "DEFAULT_CLUSTER"]
@@ -46,7 +48,31 @@ def cmd_replicas(args, ctx) -> int:
     """``replicas place`` or ``replicas history``."""
     if args.replicas_command == "history":
         return _history(args, ctx)
+    if args.replicas_command == "resume":
+        return _resume(args, ctx)
     return _place(args, ctx)
+
+
+def _resume(args, ctx) -> int:
+    """``replicas resume``: a staged plan's progress against the placement now, and what is left."""
+    current = read_current_placement(_text(args.current, "--current"), f"--current {args.current}").partitions
+    sizes = partition_sizes(read_log_dirs(_text(args.sizes, "--sizes"), f"--sizes {args.sizes}")) \
+        if args.sizes is not None else None
+    resume_stages(ctx, args.stages, current, args.current, sizes, args.max_moves_per_broker,
+                  args.max_bytes_per_stage, args.throttle)
+    return 0
+
+
+def _text(name: str, option: str) -> str:
+    """A UTF-8 text file an option names; a missing or binary file is a one-line error."""
+    path = os.path.expanduser(name)
+    if not os.path.isfile(path):
+        raise CliError(f"{option}: no such file: {name}")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except UnicodeDecodeError:
+        raise CliError(f"{option}: {name} is not UTF-8 text") from None
 
 
 # ---------------------------------------------------------------------------- place
@@ -68,15 +94,8 @@ def _checked_place_args(args) -> Tuple[Optional[List[Replicas]], Optional[str]]:
         if value is not None:
             check_input(value, option)
     current = None
-    if args.current is not None:
-        path = os.path.expanduser(args.current)
-        if not os.path.isfile(path):
-            raise CliError(f"--current: no such file: {args.current}")
-        try:
-            text = open(path, encoding="utf-8").read()
-        except UnicodeDecodeError:
-            raise CliError(f"--current: {args.current} is not UTF-8 text") from None
-        current = read_current_placement(text, f"--current {args.current}").partitions    # warns what it assumed
+    if args.current is not None:                                        # warns what it assumed
+        current = read_current_placement(_text(args.current, "--current"), f"--current {args.current}").partitions
     location = writable_table(args.table) if args.table is not None else None
     _check_stage_args(args)
     if args.json is not None and args.json != "-":
@@ -171,14 +190,7 @@ def _check_stage_args(args) -> None:
         raise CliError(f"{'--max-bytes-per-stage' if args.max_bytes_per_stage else '--throttle'} counts bytes: "
                        "give --sizes (the output of kafka-log-dirs --describe)")
     if args.sizes is not None:
-        path = os.path.expanduser(args.sizes)
-        if not os.path.isfile(path):
-            raise CliError(f"--sizes: no such file: {args.sizes}")
-        try:
-            with open(path, encoding="utf-8") as f:
-                args.partition_sizes = partition_sizes(read_log_dirs(f.read(), f"--sizes {args.sizes}"))
-        except UnicodeDecodeError:
-            raise CliError(f"--sizes: {args.sizes} is not UTF-8 text") from None
+        args.partition_sizes = partition_sizes(read_log_dirs(_text(args.sizes, "--sizes"), f"--sizes {args.sizes}"))
 
 
 def _write_stages(ctx, args, moves) -> None:

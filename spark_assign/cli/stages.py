@@ -12,6 +12,12 @@ What it writes (:func:`write_stages`; the cutting is
   broker's moves and the estimated seconds at ``--throttle``, and the commands
   in order (each stage executed with the throttle, then verified until done:
   ``--verify`` also removes the throttle).
+
+``replicas resume`` (:func:`resume_stages`) reads such a folder beside the real
+placement now (``kafka-topics --describe``, or any ``--current`` form): a
+partition is done when its replicas are its stage's, in order; the stage the
+plan is at is the first with a partition not done, and the partitions left are
+staged again from where they are into ``DIR/resume``.
 """
 
 from __future__ import annotations
@@ -23,10 +29,11 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..core.replicas.stages import StagePlan, plan_stages
-from ..kafka.reassignment import format_reassignment
+from ..kafka.reassignment import format_reassignment, parse_reassignment
 from .runtime import CliError
+from .tables import format_table
 
-__all__ = ["write_stages", "format_leader_election"]
+__all__ = ["write_stages", "resume_stages", "check_stage_folder", "format_leader_election"]
 
 #: One changed partition: topic, partition, its new replicas, its replicas before.
 Move = Tuple[str, int, List[int], List[int]]
@@ -155,3 +162,53 @@ def check_stage_folder(folder: str) -> None:
         raise CliError(f"--stages: {folder} is a file, not a folder")
     if not os.path.isdir(os.path.dirname(path)):
         raise CliError(f"--stages: no such folder: {os.path.dirname(path)}")
+
+
+def resume_stages(ctx, folder: str, current: Sequence[Tuple[str, int, List[int]]], source: str,
+                  sizes: Optional[Dict[Tuple[str, int], int]], max_moves_per_broker: Optional[int],
+                  max_bytes_per_stage: Optional[int], throttle: Optional[int]) -> List[Dict[str, Any]]:
+    """An interrupted staged plan, resumed from the real placement ``current`` (read from
+    ``source``): each stage of ``folder``'s plan with its partitions done (the current replicas are
+    the stage's, in order), and the partitions left staged again from where they are now into
+    ``folder/resume`` (caps and throttle from the plan unless given). The progress rows.
+
+    Example::
+
+        resume_stages(ctx, "stages", read_current_placement(text, "now.txt").partitions, "now.txt",
+                      None, None, None, None)
+    """
+    path = os.path.abspath(os.path.expanduser(folder))
+    plan_file = os.path.join(path, "plan.json")
+    if not os.path.isfile(plan_file):
+        raise CliError(f"--stages: no plan.json in {folder} (write one with replicas place --stages)")
+    with open(plan_file, encoding="utf-8") as f:
+        plan = json.load(f)
+    now = {(t, int(p)): list(r) for t, p, r in current}
+    progress, left, missing = [], [], 0
+    for stage in plan.get("stages", []):
+        with open(os.path.join(path, stage["file"]), encoding="utf-8") as f:
+            rows = parse_reassignment(f.read(), stage["file"])
+        done = 0
+        for t, p, target in rows:
+            there = now.get((t, p))
+            if there is None:
+                missing += 1
+            elif there == list(target):
+                done += 1
+            else:
+                left.append((t, p, list(target), there))
+        progress.append({"stage": stage["stage"], "file": stage["file"], "partitions": len(rows), "done": done})
+    at = next((row["stage"] for row in progress if row["done"] < row["partitions"]), None)
+    ctx.print(format_table(["stage", "file", "partitions", "done"],
+                           [[r["stage"], r["file"], r["partitions"], r["done"]] for r in progress],
+                           title=f"Progress against {source}:"))
+    ctx.print()
+    ctx.print("Every stage is complete." if at is None else f"At stage {at} of {len(progress)}.")
+    if missing:
+        ctx.print(f"{missing} partitions of the plan are not in {source} (deleted topics?): left out.")
+    if left:
+        write_stages(ctx, os.path.join(path, "resume"), left, sizes,
+                     max_moves_per_broker or int(plan.get("max_moves_per_broker") or 5),
+                     max_bytes_per_stage if max_bytes_per_stage is not None else plan.get("max_bytes_per_stage"),
+                     throttle if throttle is not None else plan.get("throttle_bytes_per_second"))
+    return progress

@@ -79,3 +79,41 @@ def test_stage_options_are_checked_before_spark(cli, tmp_path, extra, message):
     topics = [] if "--current" in args else ["--topics", "orders=3", "--replication-factor", "2"]
     run = cli("replicas", "place", *topics, "--brokers", "1,2,3", *args)
     assert run.status == 2 and message in run.err, run.err
+
+
+def test_an_interrupted_plan_resumes_from_the_placement_now(cli, tmp_path):
+    current, log_dirs, before = kafka_files(tmp_path)
+    folder = tmp_path / "plan"
+    run = cli("replicas", "place", "--current", current, "--brokers", "1,2,3,4", "--stages", folder,
+              "--max-moves-per-broker", "2", "--sizes", log_dirs)
+    assert run.status == 0, run.err
+    plan = json.loads((folder / "plan.json").read_text("utf-8"))
+    done_stage = plan["stages"][0]["file"]                         # stage 1 ran, and one partition of stage 2
+    now = dict(before)
+    for t, p, replicas in parse_reassignment((folder / done_stage).read_text("utf-8"), done_stage):
+        now[(t, p)] = replicas
+    second = parse_reassignment((folder / plan["stages"][1]["file"]).read_text("utf-8"), "2")
+    now[second[0][:2]] = second[0][2]
+    placement = tmp_path / "now.json"
+    placement.write_text(json.dumps({"version": 1, "partitions": [
+        {"topic": t, "partition": p, "replicas": r} for (t, p), r in sorted(now.items())]}), encoding="utf-8")
+    run = cli("replicas", "resume", "--stages", folder, "--current", placement)
+    assert run.status == 0, run.err
+    assert f"At stage 2 of {len(plan['stages'])}." in run.out
+    resumed = json.loads((folder / "resume" / "plan.json").read_text("utf-8"))
+    left = {}
+    for stage in resumed["stages"]:
+        for t, p, r in parse_reassignment((folder / "resume" / stage["file"]).read_text("utf-8"), stage["file"]):
+            left[(t, p)] = r
+    everything = {}
+    for stage in plan["stages"]:
+        for t, p, r in parse_reassignment((folder / stage["file"]).read_text("utf-8"), stage["file"]):
+            everything[(t, p)] = r
+    assert left == {k: r for k, r in everything.items() if now[k] != r}        # what is left, to the same targets
+    assert resumed["max_moves_per_broker"] == 2                                # the plan's caps
+    finished = tmp_path / "finished.json"
+    finished.write_text(json.dumps({"version": 1, "partitions": [
+        {"topic": t, "partition": p, "replicas": everything.get((t, p), r)} for (t, p), r in sorted(before.items())]}),
+        encoding="utf-8")
+    run = cli("replicas", "resume", "--stages", folder, "--current", finished)
+    assert run.status == 0 and "Every stage is complete." in run.out

@@ -48,7 +48,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from numbers import Integral
-from typing import Optional, Sequence, Tuple
+from typing import Callable, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -143,10 +143,12 @@ def dense_previous(previous: np.ndarray, layout: RackLayout) -> np.ndarray:
     return np.where(layout.ids[at] == previous, at, -1)
 
 
-def _drop_invalid(m: np.ndarray, layout: RackLayout, rf: int, target: np.ndarray) -> None:
+def _drop_invalid(m: np.ndarray, layout: RackLayout, rf: int, targets: Callable[[], np.ndarray]) -> None:
     """Step 1, in place: drop replicas until every row keeps at most ``rf``, within the rack
-    limits, with room left for the racks it must still cover."""
+    limits, with room left for the racks it must still cover (``targets``: the brokers'
+    targets, computed only when a row must drop)."""
     n, cols = len(layout.ids), np.arange(m.shape[1])
+    target: Optional[np.ndarray] = None
     while True:
         valid, rk, cnt = rack_counts(m, layout.rack_of)
         rack = np.maximum(rk, 0)
@@ -160,6 +162,8 @@ def _drop_invalid(m: np.ndarray, layout: RackLayout, rf: int, target: np.ndarray
         bad = np.flatnonzero(over_cap.any(axis=1) | need)
         if not bad.size:
             return
+        if target is None:
+            target = targets()
         load = np.bincount(m[valid], minlength=n) - target
         capped = over_cap[bad].any(axis=1)
         cand = np.where(capped[:, None], over_cap[bad], valid[bad] & (cnt[bad] > layout.lo[rack[bad]]))
@@ -282,7 +286,7 @@ def keep_valid(prev: np.ndarray, layout: RackLayout, rf: int) -> np.ndarray:
     weight = np.bincount(prev[prev >= 0], minlength=n).astype(np.float64)
     m = prev.copy()
     if parts:
-        _drop_invalid(m, layout, rf, broker_targets(layout, parts, rf, weight))
+        _drop_invalid(m, layout, rf, lambda: broker_targets(layout, parts, rf, weight))
     return m
 
 

@@ -33,8 +33,8 @@ balanced placement needs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional, Sequence, Tuple
+from dataclasses import dataclass, field
+from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -55,6 +55,8 @@ class RackLayout:
     sizes: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
+    #: :func:`broker_levels` by (partitions, rf), filled as asked.
+    levels: Dict[Tuple[int, int], np.ndarray] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def racks(self) -> int:
@@ -100,13 +102,23 @@ def rack_layout(brokers: Sequence[Broker], rf: int, rack_aware: Optional[str]) -
 
 
 def broker_levels(layout: RackLayout, partitions: int, rf: int) -> np.ndarray:
-    """Each broker's water level (float): its rack's ``clip(L, P lo_r / s_r, P hi_r / s_r)``.
+    """Each broker's water level (float): its rack's ``clip(L, P lo_r / s_r, P hi_r / s_r)``
+    (remembered per layout: a cluster's topics share a few shapes; do not change the result).
 
     Example::
 
         brokers = [Broker(i, rack="a" if i < 8 else "b") for i in range(10)]
         broker_levels(rack_layout(brokers, 3, None), 10, 3)    # 2.5 on rack a (8 brokers), 5.0 on b
     """
+    key = (partitions, rf)
+    known = layout.levels.get(key)
+    if known is None:
+        known = layout.levels[key] = _water_levels(layout, partitions, rf)
+        known.setflags(write=False)
+    return known
+
+
+def _water_levels(layout: RackLayout, partitions: int, rf: int) -> np.ndarray:
     s, total = layout.sizes.astype(np.float64), partitions * rf
     a, b = partitions * layout.lo / s, partitions * layout.hi / s
     low, high = 0.0, float(partitions)

@@ -40,7 +40,7 @@ unimodular; the branch and bound rarely goes past the root).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 import numpy as np
 
@@ -94,14 +94,10 @@ def cluster_targets(topics: Sequence[TopicCounts]) -> ClusterTargets:
         empty = np.zeros(0, dtype=np.int64)
         return ClusterTargets([], 0, empty, empty)
     n = len(topics[0].layout.ids)
-    levels: Dict[Tuple[int, int, int], np.ndarray] = {}
     floors, ceils, haves = [], [], []
     level_sum = np.zeros(n, dtype=np.float64)
     for t in topics:
-        key = (id(t.layout), t.partitions, t.replication_factor)
-        if key not in levels:
-            levels[key] = broker_levels(t.layout, t.partitions, t.replication_factor)
-        level = levels[key]
+        level = broker_levels(t.layout, t.partitions, t.replication_factor)
         level_sum += level
         low, high = floor_ceil(level)
         floors.append(low)
