@@ -209,13 +209,15 @@ class GoalSearch:
         return (~(self.prev[rows] == broker).any(axis=1)).astype(np.float64)
 
     def _top(self, goal: Goal, rows: np.ndarray, cols: np.ndarray, heavy: bool) -> np.ndarray:
-        """Indices of the slots to keep: by the goal's load, heaviest (or lightest) first."""
+        """Indices of the slots to keep: by the goal's load, heaviest (or lightest) first; for the
+        count goals, the lightest in every load first (they disturb the load goals least)."""
         if goal.kind in ("spread", "capacity"):
             key = self._deltas(rows, cols)[0][:, goal.k]
         elif goal.kind == "leader_in":
             key = self._deltas(rows, cols)[2]
         else:
-            key = np.zeros(len(rows))
+            mean = np.maximum(self.totals.mean(axis=0), 1e-12)
+            return np.argsort((self._deltas(rows, cols)[0] / mean).sum(axis=1), kind="stable")
         return np.argsort(-key if heavy else key, kind="stable")
 
     def _swaps(self, goal: Goal, s: int, t: int) -> Optional[_Candidates]:
