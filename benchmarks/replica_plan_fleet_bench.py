@@ -76,8 +76,13 @@ def main() -> None:
     if args.quick:
         args.clusters, args.topics, args.repeat = 20, 100, 1
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    import replica_fleet_bench
+    from pyspark import cloudpickle
+
     import spark_assign  # noqa: F401  (adds DataFrame.assign_replicas)
     from spark_assign import local_session
+
+    cloudpickle.register_pickle_by_value(replica_fleet_bench)   # the workers cannot import the benchmarks folder
 
     spark = local_session(with_delta=False, **{"spark.sql.shuffle.partitions": "8"})
     topic_df, brokers, previous, loads = inputs(spark, args.clusters, args.topics)

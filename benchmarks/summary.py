@@ -36,6 +36,8 @@ FILES = [
     ("replica_balance.json", "Cluster balance after a change: sticky per cluster against per topic and Kafka's "
                              "from-scratch placements (benchmarks/replica_balance_bench.py)"),
     ("replica_fleet.json", "Replica placement over a fleet of clusters (benchmarks/replica_fleet_bench.py)"),
+    ("replica_plan_fleet.json", "Planning a fleet: sticky, and sticky with loads, after a broker joins every cluster, "
+                                "against the same pass without planning (benchmarks/replica_plan_fleet_bench.py)"),
     ("load.json", "Load-aware assignment over 50 drifting generations (benchmarks/load_bench.py)"),
     ("cli.json", "The command line without Spark against through Spark (benchmarks/cli_bench.py)"),
     ("records.json", "Reading __consumer_offsets: consumer_groups against passes that only read the records "

@@ -213,7 +213,7 @@ def _knob_flags(g) -> None:
 
 
 def _replicas(sub, common: argparse.ArgumentParser) -> None:
-    """``replicas place`` and ``replicas history``."""
+    """``replicas place``, ``replicas resume`` and ``replicas history``."""
     from ..core.replicas.model import RACK_AWARE_MODES
 
     replicas = sub.add_parser("replicas", help="place and reassign Kafka replicas on brokers",
@@ -254,16 +254,7 @@ def _replicas(sub, common: argparse.ArgumentParser) -> None:
     place.add_argument("--stages", metavar="DIR",
                        help="write the reassignment as safe stages there: stage-NN.json for kafka-reassign-partitions, "
                             "leaders.json for kafka-leader-election, plan.json (needs --current or --table)")
-    place.add_argument("--max-moves-per-broker", type=_positive, default=5, dest="max_moves_per_broker", metavar="N",
-                       help="with --stages: replicas any broker gains or loses per stage (default: %(default)s, "
-                            "Cruise Control's)")
-    place.add_argument("--max-bytes-per-stage", type=_bytes, dest="max_bytes_per_stage", metavar="BYTES",
-                       help="with --stages: bytes copied per stage at most (e.g. 200GiB; needs --sizes)")
-    place.add_argument("--throttle", type=_bytes, metavar="BYTES",
-                       help="with --stages: the replication throttle per broker, bytes/s (e.g. 50MiB), passed to each "
-                            "stage and used for the estimated duration (needs --sizes)")
-    place.add_argument("--sizes", metavar="FILE",
-                       help="with --stages: partition sizes, the output of kafka-log-dirs --describe")
+    _stage_options(place, "with --stages: ")
     place.add_argument("--limit", type=_count, default=50, metavar="N",
                        help="brokers to list (default: %(default)s; 0: all)")
     resume = actions.add_parser(
@@ -271,21 +262,31 @@ def _replicas(sub, common: argparse.ArgumentParser) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Read a --stages folder beside the placement now (--current: kafka-topics --describe or any\n"
                     "form place --current takes): each stage's partitions done, the stage the plan is at, and the\n"
-                    "partitions left staged again from where they are into DIR/resume. No Spark.")
+                    "partitions left staged again from where they are into DIR/resume (caps and throttle: the\n"
+                    "plan's unless given). No Spark.")
     resume.add_argument("--stages", required=True, metavar="DIR", help="the folder replicas place --stages wrote")
     resume.add_argument("--current", required=True, metavar="FILE", help="the placement now")
-    resume.add_argument("--max-moves-per-broker", type=_positive, dest="max_moves_per_broker", metavar="N",
-                        help="default: the plan's")
-    resume.add_argument("--max-bytes-per-stage", type=_bytes, dest="max_bytes_per_stage", metavar="BYTES",
-                        help="default: the plan's")
-    resume.add_argument("--throttle", type=_bytes, metavar="BYTES", help="default: the plan's")
-    resume.add_argument("--sizes", metavar="FILE", help="partition sizes: the output of kafka-log-dirs --describe")
+    _stage_options(resume, "")
     his = actions.add_parser("history", help="a replica table's commits, or one cluster's generations",
                              parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
                              description="Without --cluster: one line per commit of the replica table.\n"
                                          "With --cluster: the cluster's generations, moves and balance.")
     his.add_argument("--table", required=True, metavar="PATH|TABLE", help="the replica table")
     his.add_argument("--cluster", metavar="ID", help="one cluster (default without cluster ids: 'default')")
+
+
+def _stage_options(parser: argparse.ArgumentParser, prefix: str) -> None:
+    """The caps, throttle and sizes of a staged reassignment (``place --stages``, ``resume``); without
+    a value, ``--max-moves-per-broker`` is left to the caller (5, Cruise Control's, or the plan's)."""
+    parser.add_argument("--max-moves-per-broker", type=_positive, dest="max_moves_per_broker", metavar="N",
+                        help=f"{prefix}replicas any broker gains or loses per stage (default: 5, Cruise Control's)")
+    parser.add_argument("--max-bytes-per-stage", type=_bytes, dest="max_bytes_per_stage", metavar="BYTES",
+                        help=f"{prefix}bytes copied per stage at most (e.g. 200GiB; needs --sizes)")
+    parser.add_argument("--throttle", type=_bytes, metavar="BYTES",
+                        help=f"{prefix}the replication throttle per broker, bytes/s (e.g. 50MiB), passed to each stage "
+                             "and used for the estimated duration (needs --sizes)")
+    parser.add_argument("--sizes", metavar="FILE",
+                        help=f"{prefix}partition sizes, the output of kafka-log-dirs --describe")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -30,6 +30,7 @@ import time
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..core.replicas.api import get_replica_method
+from ..core.replicas.stages import DEFAULT_MAX_MOVES_PER_BROKER
 from .inputs import check_input, read_input
 from ..kafka.placement import read_current_placement
 from ..kafka.log_dirs import partition_sizes, read_log_dirs
@@ -177,7 +178,8 @@ def _place(args, ctx) -> int:
 
 def _check_stage_args(args) -> None:
     """Before Spark: the stage options are consistent, and ``--sizes`` reads."""
-    staged = [o for o, v in (("--max-bytes-per-stage", args.max_bytes_per_stage), ("--throttle", args.throttle),
+    staged = [o for o, v in (("--max-moves-per-broker", args.max_moves_per_broker),
+                             ("--max-bytes-per-stage", args.max_bytes_per_stage), ("--throttle", args.throttle),
                              ("--sizes", args.sizes)) if v is not None]
     if args.stages is None:
         if staged:
@@ -196,8 +198,8 @@ def _check_stage_args(args) -> None:
 def _write_stages(ctx, args, moves) -> None:
     if any(m[3] is None for m in moves):
         raise CliError("--stages: the cluster had no placement before this generation; nothing to stage")
-    write_stages(ctx, args.stages, moves, getattr(args, "partition_sizes", None), args.max_moves_per_broker,
-                 args.max_bytes_per_stage, args.throttle)
+    write_stages(ctx, args.stages, moves, getattr(args, "partition_sizes", None),
+                 args.max_moves_per_broker or DEFAULT_MAX_MOVES_PER_BROKER, args.max_bytes_per_stage, args.throttle)
 
 
 def _require_one_cluster(args) -> None:

@@ -28,7 +28,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..core.replicas.stages import StagePlan, plan_stages
+from ..core.replicas.stages import DEFAULT_MAX_MOVES_PER_BROKER, StagePlan, plan_stages
 from ..kafka.reassignment import format_reassignment, parse_reassignment
 from .runtime import CliError
 from .tables import format_table
@@ -208,7 +208,7 @@ def resume_stages(ctx, folder: str, current: Sequence[Tuple[str, int, List[int]]
         ctx.print(f"{missing} partitions of the plan are not in {source} (deleted topics?): left out.")
     if left:
         write_stages(ctx, os.path.join(path, "resume"), left, sizes,
-                     max_moves_per_broker or int(plan.get("max_moves_per_broker") or 5),
+                     max_moves_per_broker or int(plan.get("max_moves_per_broker") or DEFAULT_MAX_MOVES_PER_BROKER),
                      max_bytes_per_stage if max_bytes_per_stage is not None else plan.get("max_bytes_per_stage"),
                      throttle if throttle is not None else plan.get("throttle_bytes_per_second"))
     return progress

@@ -3,7 +3,10 @@
 * :mod:`.model`: brokers, requests and placements;
 * :mod:`.admin` (``AdminUtils``), :mod:`.striped` and :mod:`.striped_block`
   (KRaft's ``StripedReplicaPlacer``): Kafka's placers;
-* :mod:`.sticky`, :mod:`.targets`, :mod:`.fill`, :mod:`.leaders`: the reassignment;
+* :mod:`.sticky`, :mod:`.targets`, :mod:`.fill`, :mod:`.leaders`: the reassignment of one topic;
+* :mod:`.cluster`, :mod:`.transport`: ``sticky`` over a whole cluster (every broker's total balanced);
+* :mod:`.loads`, :mod:`.goals`: loads, capacities and the goal search (Cruise Control's order);
+* :mod:`.stages`: a reassignment cut into safe stages;
 * :mod:`.fleet`: many clusters' topics in one call (what a Spark task runs);
 * :mod:`.api`: :func:`place_replicas` and the registry of methods.
 """
