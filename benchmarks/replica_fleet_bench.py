@@ -27,6 +27,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Dict, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -112,25 +113,30 @@ def main() -> None:
     for method in ("striped", "admin-utils"):
         cases.append((f"assign_replicas, {method}",
                       lambda m=method: topic_df.assign_replicas(broker_df, method=m, seed=1)))
+    run_cases(spark, cases, args, ("replicas_per_s", replicas), {"brokers": BROKERS}, "replica_fleet")
+
+
+def run_cases(spark, cases, args, rate: Tuple[str, int], machine: Dict[str, object], stem: str) -> None:
+    """Time ``cases`` ((name, make a DataFrame) pairs; the first is the echo) after a warm-up, each
+    with its ratio to the echo and ``rate`` (a name and the count per second), write
+    results/<stem>.json (``<stem>-quick.json`` for a quick run) and print them."""
     load_before = os.getloadavg()[0]                         # other work on the machine skews seconds, not ratios
     timed(cases[0][1], 1)                                    # warm-up: the JVM and the workers
     rows = [{"case": name, "seconds": timed(make, args.repeat)} for name, make in cases]
     for r in rows:
         r["vs_echo"] = r["seconds"] / rows[0]["seconds"]
-        r["replicas_per_s"] = replicas / r["seconds"]
+        r[rate[0]] = rate[1] / r["seconds"]
     report = {"machine": {"python": platform.python_version(), "cores": os.cpu_count(), "spark": spark.version,
                           "master": "local[2]", "clusters": args.clusters, "topics_per_cluster": args.topics,
-                          "partitions": PARTITIONS, "replication_factor": RF, "brokers": BROKERS,
-                          "repeat": args.repeat,
+                          "partitions": PARTITIONS, "replication_factor": RF, **machine, "repeat": args.repeat,
                           "load_average": f"{load_before:.0f} to {os.getloadavg()[0]:.0f}"},
               "rows": rows}
     RESULTS.mkdir(exist_ok=True)
-    name = "replica_fleet-quick.json" if args.quick else "replica_fleet.json"
+    name = f"{stem}-quick.json" if args.quick else f"{stem}.json"
     (RESULTS / name).write_text(json.dumps(report, indent=2))
     print(f"machine: {report['machine']}")
     for r in rows:
-        print(f"{r['case']:<32} {r['seconds']:>8.2f} s {r['vs_echo']:>6.2f}x echo {r['replicas_per_s']:>12,.0f} replicas/s")
-
+        print(f"{r['case']:<32} {r['seconds']:>9.2f} s {r['vs_echo']:>7.2f}x echo {r[rate[0]]:>12,.2f} {rate[0]}")
 
 if __name__ == "__main__":
     main()

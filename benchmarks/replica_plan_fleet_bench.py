@@ -25,15 +25,13 @@ and prints each row's time and its ratio to the echo.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from replica_fleet_bench import BROKERS, PARTITIONS, RACKS, RF, echo_batches, fleet, timed  # noqa: E402
+from replica_fleet_bench import BROKERS, PARTITIONS, RACKS, RF, echo_batches, fleet, run_cases  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -91,25 +89,8 @@ def main() -> None:
              ("sticky", lambda: topic_df.assign_replicas(brokers, method="sticky", previous=previous)),
              ("sticky with loads", lambda: topic_df.assign_replicas(brokers, method="sticky", previous=previous,
                                                                      loads=loads))]
-    load_before = os.getloadavg()[0]
-    timed(cases[0][1], 1)                                    # warm-up: the JVM and the workers
-    rows = [{"case": name, "seconds": timed(make, args.repeat)} for name, make in cases]
-    for r in rows:
-        r["vs_echo"] = r["seconds"] / rows[0]["seconds"]
-        r["clusters_per_s"] = args.clusters / r["seconds"]
-    report = {"machine": {"python": platform.python_version(), "cores": os.cpu_count(), "spark": spark.version,
-                          "master": "local[2]", "clusters": args.clusters, "topics_per_cluster": args.topics,
-                          "partitions": PARTITIONS, "replication_factor": RF, "brokers": f"{BROKERS} + 1 joining",
-                          "racks": RACKS, "replicas": replicas, "repeat": args.repeat,
-                          "load_average": f"{load_before:.0f} to {os.getloadavg()[0]:.0f}"},
-              "rows": rows}
-    RESULTS.mkdir(exist_ok=True)
-    name = "replica_plan_fleet-quick.json" if args.quick else "replica_plan_fleet.json"
-    (RESULTS / name).write_text(json.dumps(report, indent=2))
-    print(f"machine: {report['machine']}")
-    for r in rows:
-        print(f"{r['case']:<28} {r['seconds']:>9.2f} s {r['vs_echo']:>7.2f}x echo {r['clusters_per_s']:>8.2f} clusters/s")
-
+    run_cases(spark, cases, args, ("clusters_per_s", args.clusters),
+              {"brokers": f"{BROKERS} + 1 joining", "racks": RACKS, "replicas": replicas}, "replica_plan_fleet")
 
 if __name__ == "__main__":
     main()
