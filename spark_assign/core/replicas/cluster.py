@@ -48,7 +48,7 @@ import numpy as np
 from ...errors import InvalidInputError
 from .goals import GoalSearch
 from .leaders import balance_leaders
-from .loads import GoalRow, LoadOptions, goal_report, goals_of, load_model
+from .loads import GoalRow, LoadOptions, broker_state, goal_report, goals_of, load_model
 from .model import Broker, PlacementBlock
 from .sticky import check_previous, dense_previous, fill_to_targets, keep_valid
 from .targets import RackLayout, rack_layout
@@ -218,19 +218,15 @@ def _balance_loads(flat: _Flat, topics: List[TopicCounts], order: List[int], nam
     per_topic: Dict[str, Sequence[np.ndarray]] = {name: [values[i] for i in order]
                                                   for name, values in options.loads.items()}
     model = load_model(per_topic, [t.partitions for t in topics], ids, options.capacities, names)
-    racks = topics[0].layout.racks
-    lo = np.repeat(np.stack([t.layout.lo for t in topics]), [t.partitions for t in topics], axis=0) \
-        if topics else np.zeros((0, racks), dtype=np.int64)
-    hi = np.repeat(np.stack([t.layout.hi for t in topics]), [t.partitions for t in topics], axis=0) \
-        if topics else np.zeros((0, racks), dtype=np.int64)
-    k_in = model.names.index("bytes_in") if "bytes_in" in model.names else -1
-    leader_in = model.values[:, k_in] if k_in >= 0 else None
-    search = GoalSearch(flat.m, flat.prev, flat.topic, lo, hi, topics[0].layout.rack_of, model, [], leader_in)
-    goals = goals_of(model, search.totals, (targets.broker_floor, targets.broker_ceil), len(flat.m),
-                     options.threshold, options.max_replicas_per_broker,
+    sizes = [t.partitions for t in topics]
+    lo = np.repeat(np.stack([t.layout.lo for t in topics]), sizes, axis=0)
+    hi = np.repeat(np.stack([t.layout.hi for t in topics]), sizes, axis=0)
+    leader_in = model.values[:, model.names.index("bytes_in")] if "bytes_in" in model.names else None
+    n = len(ids)
+    before = broker_state(flat.prev, model, leader_in, n)       # the previous placement on the new brokers
+    goals = goals_of(model, model.broker_totals(flat.m, n), (targets.broker_floor, targets.broker_ceil),
+                     len(flat.m), options.threshold, options.max_replicas_per_broker,
                      None if leader_in is None else float(leader_in.sum()))
-    search.goals = goals
-    before = GoalSearch(flat.prev.copy(), flat.prev, flat.topic, lo, hi, topics[0].layout.rack_of, model, goals,
-                        leader_in).state()
+    search = GoalSearch(flat.m, flat.prev, flat.topic, lo, hi, topics[0].layout.rack_of, model, goals, leader_in)
     actions = search.run()
     return goal_report(goals, model, before, search.state(), leader_in), actions

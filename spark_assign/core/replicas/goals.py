@@ -38,7 +38,7 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from .loads import BrokerState, Goal, LoadModel
+from .loads import BrokerState, Goal, LoadModel, broker_state
 
 __all__ = ["GoalSearch"]
 
@@ -105,11 +105,7 @@ class GoalSearch:
         self.rackcnt = np.zeros((len(m), lo.shape[1]), dtype=np.int64)
         rows, cols = np.nonzero(m >= 0)
         np.add.at(self.rackcnt, (rows, rack_of[m[rows, cols]]), 1)
-        self.totals = model.broker_totals(m, self.n)
-        self.replicas = np.bincount(m[m >= 0], minlength=self.n).astype(np.float64)
-        self.leaders = np.bincount(m[:, 0][m[:, 0] >= 0], minlength=self.n).astype(np.float64)
-        lead = m[:, 0] >= 0
-        self.lead_in = np.bincount(m[lead, 0], weights=self.leader_in[lead], minlength=self.n)
+        self.totals, self.replicas, self.leaders, self.lead_in = broker_state(m, model, leader_in, self.n)
         self.actions = 0
 
     def state(self) -> BrokerState:

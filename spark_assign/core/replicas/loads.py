@@ -42,7 +42,7 @@ import numpy as np
 
 from ...errors import InvalidInputError
 
-__all__ = ["LEADER_LOADS", "DEFAULT_THRESHOLD", "LoadOptions", "LoadModel", "BrokerState", "Goal", "goals_of", "GoalRow", "goal_report",
+__all__ = ["LEADER_LOADS", "DEFAULT_THRESHOLD", "LoadOptions", "LoadModel", "BrokerState", "broker_state", "Goal", "goals_of", "GoalRow", "goal_report",
            "load_model"]
 
 #: Loads only the preferred leader carries (consumers fetch from the leader).
@@ -229,6 +229,16 @@ class BrokerState(NamedTuple):
     replicas: np.ndarray
     leaders: np.ndarray
     leader_in: np.ndarray
+
+
+def broker_state(m: np.ndarray, model: LoadModel, leader_in: Optional[np.ndarray], n: int) -> BrokerState:
+    """The :class:`BrokerState` of placement ``m`` (dense brokers, -1 padding; column 0 the leader)
+    over ``n`` brokers; ``leader_in``: each partition's ``bytes_in`` (None: zeros)."""
+    lead = m[:, 0] >= 0
+    led_in = np.zeros(n) if leader_in is None else \
+        np.bincount(m[lead, 0], weights=leader_in[lead], minlength=n).astype(np.float64)
+    return BrokerState(model.broker_totals(m, n), np.bincount(m[m >= 0], minlength=n).astype(np.float64),
+                       np.bincount(m[lead, 0], minlength=n).astype(np.float64), led_in)
 
 
 @dataclass(frozen=True)

@@ -137,8 +137,9 @@ def plan_stages(previous: Sequence[np.ndarray], placed: Sequence[np.ndarray],
         raise InvalidInputError("previous, placed and sizes need one entry per topic",
                                 column="previous", rows=[len(previous), len(placed)])
     rows = _changes(previous, placed, sizes)
-    stage = _pack(rows, max_moves_per_broker, max_bytes_per_stage)
-    return _plan(rows, stage, max_moves_per_broker, max_bytes_per_stage, throttle)
+    copied = np.array([s * len(g) for s, g in zip(rows.size, rows.gains)], dtype=np.int64)
+    stage = _pack(rows, copied, max_moves_per_broker, max_bytes_per_stage)
+    return _plan(rows, copied, stage, max_moves_per_broker, max_bytes_per_stage, throttle)
 
 
 def _positive(value: object, name: str) -> None:
@@ -191,11 +192,12 @@ def _changes(previous: Sequence[np.ndarray], placed: Sequence[np.ndarray],
     return out
 
 
-def _pack(rows: _Changes, cap: int, max_bytes: Optional[int]) -> np.ndarray:
-    """First fit, largest copy first: each moving partition's data stage (-1: reorder only)."""
+def _pack(rows: _Changes, copied: np.ndarray, cap: int, max_bytes: Optional[int]) -> np.ndarray:
+    """First fit, largest copy first (``copied``: each row's bytes): each moving partition's data
+    stage; a reorder-only row gets the stage after the data."""
     count = len(rows.topic)
     stage = np.full(count, -1, dtype=np.int64)
-    copied = [s * len(g) for s, g in zip(rows.size, rows.gains)]
+    copied = copied.tolist()
     order = sorted((i for i in range(count) if rows.gains[i] or rows.losses[i]),
                    key=lambda i: (-copied[i], rows.topic[i], rows.partition[i]))
     used: List[Dict[int, int]] = []               # per stage: moves per broker
@@ -225,11 +227,10 @@ def _pack(rows: _Changes, cap: int, max_bytes: Optional[int]) -> np.ndarray:
     return stage
 
 
-def _plan(rows: _Changes, stage: np.ndarray, cap: int, max_bytes: Optional[int],
+def _plan(rows: _Changes, copied: np.ndarray, stage: np.ndarray, cap: int, max_bytes: Optional[int],
           throttle: Optional[int]) -> StagePlan:
     count = len(rows.topic)
     reorder = np.array([not g and not l for g, l in zip(rows.gains, rows.losses)], dtype=bool)
-    copied = np.array([s * len(g) for s, g in zip(rows.size, rows.gains)], dtype=np.int64)
     figures: List[StageFigures] = []
     per_broker_total: Dict[int, int] = {}
     for k in range(int(stage.max()) + 1 if count else 0):
