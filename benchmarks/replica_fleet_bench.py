@@ -93,15 +93,22 @@ def timed(make, repeat: int) -> float:
     return statistics.median(times)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def fleet_args(doc: str, repeat: int, quick_clusters: int) -> argparse.Namespace:
+    """``--clusters``, ``--topics`` (1,000 each), ``--repeat`` and ``--quick`` (``quick_clusters``
+    clusters x 100 topics, one run) of a fleet benchmark whose docstring is ``doc``."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--clusters", type=int, default=1000)
     parser.add_argument("--topics", type=int, default=1000)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="100 clusters x 100 topics, one run")
+    parser.add_argument("--repeat", type=int, default=repeat)
+    parser.add_argument("--quick", action="store_true", help=f"{quick_clusters} clusters x 100 topics, one run")
     args = parser.parse_args()
     if args.quick:
-        args.clusters, args.topics, args.repeat = 100, 100, 1
+        args.clusters, args.topics, args.repeat = quick_clusters, 100, 1
+    return args
+
+
+def main() -> None:
+    args = fleet_args(__doc__, repeat=3, quick_clusters=100)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     import spark_assign  # noqa: F401  (adds DataFrame.assign_replicas)
     from spark_assign import local_session

@@ -24,14 +24,14 @@ and prints each row's time and its ratio to the echo.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from replica_fleet_bench import BROKERS, PARTITIONS, RACKS, RF, echo_batches, fleet, run_cases  # noqa: E402
+from replica_fleet_bench import (BROKERS, PARTITIONS, RACKS, RF, echo_batches, fleet, fleet_args,  # noqa: E402
+                                 run_cases)
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -65,14 +65,7 @@ def echo_pass(spark, topic_df, brokers, previous, loads):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--clusters", type=int, default=1000)
-    parser.add_argument("--topics", type=int, default=1000)
-    parser.add_argument("--repeat", type=int, default=1)
-    parser.add_argument("--quick", action="store_true", help="20 clusters x 100 topics, one run")
-    args = parser.parse_args()
-    if args.quick:
-        args.clusters, args.topics, args.repeat = 20, 100, 1
+    args = fleet_args(__doc__, repeat=1, quick_clusters=20)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     import replica_fleet_bench
     from pyspark import cloudpickle
