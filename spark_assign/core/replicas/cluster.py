@@ -33,15 +33,17 @@ it is, so that the goal search alone decides what moves and a second run finds
 nothing to do. A topic's own balance is not a goal then: it gives way to the
 loads (Cruise Control's topic replica distribution comes after them too).
 
-Limits: stage 2 is one integer program over the (topic, broker) pairs whose
-level is fractional (HiGHS: milliseconds for hundreds of topics, about a second
-for 1,000 topics on 50 brokers); stages 1 and 3 loop over topics.
+Limits: stage 2 is one integer program over the classes of equal topics and
+the brokers where their level is fractional (HiGHS: milliseconds for hundreds
+of classes, about a second for 1,000 distinct topics on 50 brokers); stages 1
+and 3 loop over the distinct topics (equal shape, previous placement and
+targets: computed once).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -108,13 +110,12 @@ def place_sticky_cluster(brokers: Sequence[Broker], counts: np.ndarray, factors:
         balances them goal by goal (:mod:`.goals`); None: counts only.
     """
     order, topics, checked = _topics(brokers, counts, factors, previous, rack_aware, names)
-    kept = [keep_valid(t.prev, t.layout, t.replication_factor) for t in topics]   # stage 1
+    kept = _per_content(topics, lambda t: keep_valid(t.prev, t.layout, t.replication_factor))   # stage 1
     targets = cluster_targets(topics)                                             # stage 2
     if loads is not None and all(_whole(k, t) for k, t in zip(kept, topics)):
         placed = kept              # with loads, nothing to fill: the goal search alone moves (stable)
     else:
-        placed = [fill_to_targets(k, t.prev, t.layout, t.replication_factor, target)  # stage 3
-                  for k, t, target in zip(kept, topics, targets.targets)]
+        placed = _fill(kept, topics, targets.targets)                             # stage 3
     ids = topics[0].layout.ids if topics else np.zeros(0, dtype=np.int64)
     flat = _Flat(placed, topics)
     balance_leaders(flat.m, flat.leader, len(ids), improve=loads is None)        # stage 4
@@ -156,16 +157,62 @@ def _topics(brokers: Sequence[Broker], counts: np.ndarray, factors: np.ndarray,
     layouts: Dict[int, RackLayout] = {}
     topics: List[TopicCounts] = []
     checked: List[np.ndarray] = []
+    seen: Dict[Tuple[object, ...], Tuple[np.ndarray, TopicCounts]] = {}
     for i in order:
         count, rf = int(counts[i]), int(factors[i])
         if rf not in layouts:
             layouts[rf] = rack_layout(brokers, rf, rack_aware)
-        before = _checked(previous[i] if previous is not None else None, count,
-                          names[i] if names is not None else str(i))
-        checked.append(before)
-        fresh = int((~(before >= 0).any(axis=1)).sum())
-        topics.append(TopicCounts(layouts[rf], count, rf, dense_previous(before, layouts[rf]), fresh))
+        raw = previous[i] if previous is not None else None
+        key = _content(raw, count, rf)
+        if key is None or key not in seen:
+            before = _checked(raw, count, names[i] if names is not None else str(i))
+            fresh = int((~(before >= 0).any(axis=1)).sum())
+            known = (before, TopicCounts(layouts[rf], count, rf, dense_previous(before, layouts[rf]), fresh))
+            if key is not None:
+                seen[key] = known
+        else:
+            known = seen[key]
+        checked.append(known[0])
+        topics.append(known[1])
     return order, topics, checked
+
+
+def _content(raw: Optional[np.ndarray], count: int, rf: int) -> Optional[Tuple[object, ...]]:
+    """A key equal for topics of equal shape and previous placement (an integer array), else None.
+
+    Topics of equal content share one :class:`~.transport.TopicCounts` object, so stages 1 to 3
+    compute each distinct topic once (:func:`_per_content`): a fleet's topics of one shape placed
+    by one tool take a few dozen distinct placements among thousands of topics."""
+    if raw is None:
+        return (count, rf)
+    if not isinstance(raw, np.ndarray) or raw.dtype.kind not in "iu" or raw.ndim != 2:
+        return None
+    return count, rf, raw.shape, raw.dtype.str, raw.tobytes()
+
+
+def _per_content(topics: Sequence[TopicCounts], compute: Callable[[TopicCounts], np.ndarray]) -> List[np.ndarray]:
+    """``compute(t)`` per topic, once per distinct topic object (the result is shared: read only)."""
+    done: Dict[int, np.ndarray] = {}
+    out = []
+    for t in topics:
+        value = done.get(id(t))
+        if value is None:
+            value = done[id(t)] = compute(t)
+        out.append(value)
+    return out
+
+
+def _fill(kept: List[np.ndarray], topics: Sequence[TopicCounts], targets: Sequence[np.ndarray]) -> List[np.ndarray]:
+    """Stage 3 per topic, once per distinct (topic, kept replicas, targets)."""
+    done: Dict[Tuple[int, int, bytes], np.ndarray] = {}
+    out = []
+    for k, t, target in zip(kept, topics, targets):
+        key = (id(t), id(k), target.tobytes())
+        value = done.get(key)
+        if value is None:
+            value = done[key] = fill_to_targets(k, t.prev, t.layout, t.replication_factor, target)
+        out.append(value)
+    return out
 
 
 def _checked(before: Optional[np.ndarray], count: int, name: str) -> np.ndarray:

@@ -34,13 +34,21 @@ any plan meeting these balance rules needs as far as per-partition and per-broke
 counting tells: the bound ``sticky`` is held to in the property tests.
 
 The solver is HiGHS through SciPy's ``milp`` (the rows for ``z_t`` are not
-unimodular; the branch and bound rarely goes past the root).
+unimodular; the branch and bound rarely goes past the root). Its size is that of
+the distinct topics, not of all of them: topics whose rows are equal (the same
+free brokers, savings, rack rows and move terms; a fleet's topics of one shape
+placed by the same tool fall into a few dozen classes) form one class whose
+variables count its topics (:class:`_Problem`), and the class's answer is split
+back into one choice per topic (:func:`_split`). The split is exact (Gale and
+Ryser: each topic takes the brokers with the most ceilings left), checked, and
+where a class's move counts cannot reach the optimum so split, the program is
+solved again topic by topic.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -88,110 +96,201 @@ def cluster_targets(topics: Sequence[TopicCounts]) -> ClusterTargets:
     Parameters
     ----------
     topics:
-        Every topic of the cluster, over the same brokers.
+        Every topic of the cluster, over the same brokers. Topics given as the same object (as
+        :mod:`.cluster` gives topics of equal content) are read once.
     """
     if not topics:
         empty = np.zeros(0, dtype=np.int64)
         return ClusterTargets([], 0, empty, empty)
     n = len(topics[0].layout.ids)
-    floors, ceils, haves = [], [], []
-    level_sum = np.zeros(n, dtype=np.float64)
+    known: Dict[int, _Rows] = {}
+    rows: List[_Rows] = []
     for t in topics:
-        level = broker_levels(t.layout, t.partitions, t.replication_factor)
-        level_sum += level
-        low, high = floor_ceil(level)
-        floors.append(low)
-        ceils.append(high)
-        haves.append(np.bincount(t.prev[t.prev >= 0], minlength=n))
+        r = known.get(id(t))
+        if r is None:
+            r = known[id(t)] = _rows(t, n)
+        rows.append(r)
+    level_sum = np.sum([r.level for r in rows], axis=0)
     lo_b, hi_b = floor_ceil(level_sum)
-    problem = _Problem(topics, floors, ceils, haves, lo_b, hi_b)
-    chosen, bound = problem.solve()
-    targets = [f + x for f, x in zip(floors, chosen)]
+    floor_total = np.sum([r.floor for r in rows], axis=0)
+    problem = _Problem(n, lo_b - floor_total, hi_b - floor_total)
+    solved = problem.solve(_classes(rows), rows)      # topics of equal rows as one class
+    if solved is None:                               # cannot be split evenly enough: topic by topic
+        solved = problem.solve([[i] for i in range(len(rows))], rows)
+        if solved is None:
+            raise AssertionError("cluster replica targets: the solver found none; a bug")
+    chosen, bound = solved
+    targets = [r.floor + x for r, x in zip(rows, chosen)]
     fresh = sum(t.fresh * t.replication_factor for t in topics)    # counted by both terms, never moves
     return ClusterTargets(targets, bound - fresh, lo_b, hi_b)
 
 
+@dataclass(frozen=True)
+class _Rows:
+    """One topic's part of the integer program: its levels and their floors (per broker), the
+    ``free`` brokers (ceiling above floor) with ``saves`` (1 where a ceiling there saves a move),
+    ``left`` (ceilings to hand out), per rack the free brokers' positions and the ceilings the rack
+    must and may take, and the two terms of its move count, ``base`` and ``part``."""
+
+    level: np.ndarray
+    floor: np.ndarray
+    free: np.ndarray
+    saves: np.ndarray
+    left: int
+    racks: Tuple[Tuple[np.ndarray, float, float], ...]
+    base: float
+    part: float
+
+    def key(self) -> Tuple[object, ...]:
+        """Equal for topics whose rows are equal: they form one class of the program."""
+        racks = tuple((at.tobytes(), need, room) for at, need, room in self.racks)
+        return self.free.tobytes(), self.saves.tobytes(), self.left, racks, self.base, self.part
+
+
+def _rows(t: TopicCounts, n: int) -> _Rows:
+    level = broker_levels(t.layout, t.partitions, t.replication_factor)
+    low, high = floor_ceil(level)
+    have = np.bincount(t.prev[t.prev >= 0], minlength=n)
+    total = t.partitions * t.replication_factor
+    free = np.flatnonzero(high > low)
+    racks: List[Tuple[np.ndarray, float, float]] = []
+    layout = t.layout
+    if layout.racks > 1 and len(free):
+        rack_floor = np.bincount(layout.rack_of, weights=low, minlength=layout.racks)
+        rack_ceil = np.bincount(layout.rack_of, weights=high, minlength=layout.racks)
+        need = np.maximum(t.partitions * layout.lo - rack_floor, 0)
+        room = np.minimum(t.partitions * layout.hi, rack_ceil) - rack_floor
+        rack_of = layout.rack_of[free]
+        for r in range(layout.racks):
+            at = np.flatnonzero(rack_of == r)
+            if len(at):
+                racks.append((at, float(need[r]), float(room[r])))
+    return _Rows(level, low, free, (have[free] >= high[free]).astype(np.float64), total - int(low.sum()),
+                 tuple(racks), float(total - np.minimum(low, have).sum()),
+                 float(partition_moves(t.prev, t.layout, t.replication_factor)))
+
+
+def _classes(rows: Sequence[_Rows]) -> List[List[int]]:
+    """The topics grouped by equal rows, in order of first appearance (each in planning order)."""
+    groups: Dict[Tuple[object, ...], List[int]] = {}
+    seen: Dict[int, Tuple[object, ...]] = {}
+    for i, r in enumerate(rows):
+        key = seen.get(id(r))
+        if key is None:
+            key = seen[id(r)] = r.key()
+        groups.setdefault(key, []).append(i)
+    return list(groups.values())
+
+
 class _Problem:
-    """The integer program of the module docstring, as sparse rows for ``scipy.optimize.milp``."""
+    """The integer program of the module docstring over classes of equal topics.
 
-    def __init__(self, topics: Sequence[TopicCounts], floors: List[np.ndarray], ceils: List[np.ndarray],
-                 haves: List[np.ndarray], lo_b: np.ndarray, hi_b: np.ndarray) -> None:
-        n = len(lo_b)
-        self.n, self.count = n, len(topics)
-        self.var_topic: List[np.ndarray] = []     # per topic's x: the topics and brokers, concatenated
-        self.var_broker: List[np.ndarray] = []
-        self.saves: List[np.ndarray] = []         # 1 where a ceiling saves a move (v >= ceil)
-        rows: List[Tuple[np.ndarray, float, float]] = []    # (variable indices, lower, upper) per row
-        base, part = np.zeros(len(topics)), np.zeros(len(topics))
-        start = 0
-        for i, t in enumerate(topics):
-            low, high, have = floors[i], ceils[i], haves[i]
-            total = t.partitions * t.replication_factor
-            free = np.flatnonzero(high > low)
-            index = start + np.arange(len(free))
-            start += len(free)
-            self.var_topic.append(np.full(len(free), i))
-            self.var_broker.append(free)
-            self.saves.append((have[free] >= high[free]).astype(np.float64))
-            base[i] = total - np.minimum(low, have).sum()
-            part[i] = partition_moves(t.prev, t.layout, t.replication_factor)
-            left = total - int(low.sum())
-            rows.append((index, left, left))
-            layout = t.layout
-            if layout.racks > 1 and len(free):
-                rack_floor = np.bincount(layout.rack_of, weights=low, minlength=layout.racks)
-                rack_ceil = np.bincount(layout.rack_of, weights=high, minlength=layout.racks)
-                need = np.maximum(t.partitions * layout.lo - rack_floor, 0)
-                room = np.minimum(t.partitions * layout.hi, rack_ceil) - rack_floor
-                rack_of = layout.rack_of[free]
-                for r in range(layout.racks):
-                    at = index[rack_of == r]
-                    if len(at):
-                        rows.append((at, float(need[r]), float(room[r])))
-        self.x_count = start
-        self.rows = rows
-        self.base, self.part = base, part
-        self.floor_total = np.sum(floors, axis=0)
-        self.lo_b, self.hi_b = lo_b, hi_b
+    A class of ``k`` topics has one integer ``y[b]`` in ``[0, k]`` per free broker (how many of
+    its topics take a ceiling there), its topic and rack rows scaled by ``k``, and one integer
+    ``z`` for the sum of its topics' move counts: ``z >= k part`` and ``z + saves.y >= k base``.
+    With one topic per class this is the program topic by topic; with more it is a relaxation
+    (its optimum is a lower bound), exact when the split reaches it (:meth:`solve`)."""
 
-    def solve(self) -> Tuple[List[np.ndarray], int]:
-        """Each topic's chosen ceilings (0/1 per broker) and the optimum (the move bound)."""
-        fixed = np.maximum(self.base, self.part)
-        if self.x_count == 0:
-            return [np.zeros(self.n, dtype=np.int64) for _ in range(self.count)], int(fixed.sum())
+    def __init__(self, n: int, lower: np.ndarray, upper: np.ndarray) -> None:
+        self.n = n
+        self.lower, self.upper = lower, upper        # per broker: the ceilings its total may take
+
+    def solve(self, classes: List[List[int]], rows: Sequence[_Rows]) -> Optional[Tuple[List[np.ndarray], int]]:
+        """Each topic's chosen ceilings (0/1 per broker) and the optimum; None when a class's
+        answer cannot be split into its topics at that optimum."""
+        reps = [rows[c[0]] for c in classes]
+        sizes = np.array([len(c) for c in classes], dtype=np.float64)
+        widths = [len(r.free) for r in reps]
+        starts = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
+        nx, nc = int(starts[-1]), len(classes)
+        ys: List[np.ndarray] = [np.zeros(0) for _ in classes]
+        if nx:
+            ys, optimum = self._milp(reps, sizes, starts, nx, nc)
+        else:
+            optimum = int(sum(k * max(r.base, r.part) for r, k in zip(reps, sizes)))
+        chosen: List[np.ndarray] = [np.zeros(self.n, dtype=np.int64)] * len(rows)
+        cost = 0.0
+        for c, r, y in zip(classes, reps, ys):
+            split = _split(r, np.rint(y).astype(np.int64), len(c))
+            cost += float(np.maximum(r.part, r.base - split @ r.saves).sum()) if len(r.free) else \
+                len(c) * max(r.base, r.part)
+            for i, x in zip(c, split):
+                full = np.zeros(self.n, dtype=np.int64)
+                full[r.free] = x
+                chosen[i] = full
+        if round(cost) != optimum:
+            return None
+        return chosen, optimum
+
+    def _milp(self, reps: Sequence[_Rows], sizes: np.ndarray, starts: np.ndarray, nx: int,
+              nc: int) -> Tuple[List[np.ndarray], int]:
         from scipy.optimize import Bounds, LinearConstraint, milp
         from scipy.sparse import csr_matrix
 
-        nx, nt = self.x_count, self.count
-        broker = np.concatenate(self.var_broker)
-        topic = np.concatenate(self.var_topic)
-        row_of, col_of, lower, upper = [], [], [], []
-        for r, (cols, lo, hi) in enumerate(self.rows):
-            row_of.append(np.full(len(cols), r))
+        row_of: List[np.ndarray] = []
+        col_of: List[np.ndarray] = []
+        values: List[np.ndarray] = []
+        lower: List[float] = []
+        upper: List[float] = []
+
+        def add(cols: np.ndarray, coef: np.ndarray, lo: float, hi: float) -> None:
+            row_of.append(np.full(len(cols), len(lower)))
             col_of.append(cols)
+            values.append(coef)
             lower.append(lo)
             upper.append(hi)
-        r0 = len(self.rows)                        # broker rows: cluster totals within floor/ceil
+
+        for c, (r, k) in enumerate(zip(reps, sizes)):
+            index = starts[c] + np.arange(len(r.free))
+            if len(index):
+                add(index, np.ones(len(index)), k * r.left, k * r.left)
+            for at, need, room in r.racks:
+                add(index[at], np.ones(len(at)), k * need, k * room)
+            # z_c + saves . y_c >= k base (z_c is column nx + c)
+            add(np.concatenate([index, [nx + c]]), np.concatenate([r.saves, [1.0]]), k * r.base, np.inf)
+        broker = np.concatenate([r.free for r in reps])
+        r0 = len(lower)                              # broker rows: cluster totals within floor/ceil
         row_of.append(r0 + broker)
         col_of.append(np.arange(nx))
-        lower.extend((self.lo_b - self.floor_total).tolist())
-        upper.extend((self.hi_b - self.floor_total).tolist())
-        r1 = r0 + self.n                           # z_t + sum saves * x >= base_t
-        row_of += [r1 + topic, r1 + np.arange(nt)]
-        col_of += [np.arange(nx), nx + np.arange(nt)]
-        lower.extend(self.base.tolist())
-        upper.extend([np.inf] * nt)
-        values = np.concatenate([np.ones(sum(len(c) for c in col_of[:len(self.rows)]) + nx),
-                                 np.concatenate(self.saves), np.ones(nt)])
-        matrix = csr_matrix((values, (np.concatenate(row_of), np.concatenate(col_of))),
-                            shape=(r1 + nt, nx + nt))
-        cost = np.concatenate([np.zeros(nx), np.ones(nt)])
-        result = milp(cost, integrality=np.ones(nx + nt), constraints=LinearConstraint(matrix, lower, upper),
-                      bounds=Bounds(np.concatenate([np.zeros(nx), self.part]),
-                                    np.concatenate([np.ones(nx), np.full(nt, np.inf)])))
+        values.append(np.ones(nx))
+        lower.extend(self.lower.tolist())
+        upper.extend(self.upper.tolist())
+        matrix = csr_matrix((np.concatenate(values), (np.concatenate(row_of), np.concatenate(col_of))),
+                            shape=(r0 + self.n, nx + nc))
+        cap = np.repeat(sizes, [len(r.free) for r in reps])
+        floor_z = np.array([k * r.part for r, k in zip(reps, sizes)])
+        result = milp(np.concatenate([np.zeros(nx), np.ones(nc)]), integrality=np.ones(nx + nc),
+                      constraints=LinearConstraint(matrix, lower, upper),
+                      bounds=Bounds(np.concatenate([np.zeros(nx), floor_z]),
+                                    np.concatenate([cap, np.full(nc, np.inf)])))
         if result.x is None:
             raise AssertionError(f"cluster replica targets: the solver found none ({result.message}); a bug")
-        taken = np.rint(result.x[:nx]) > 0
-        chosen = np.zeros((nt, self.n), dtype=np.int64)
-        chosen[topic[taken], broker[taken]] = 1
-        return list(chosen), int(round(result.fun))
+        ys = [result.x[starts[c]:starts[c + 1]] for c in range(nc)]
+        return ys, int(round(result.fun))
+
+
+def _split(r: _Rows, y: np.ndarray, k: int) -> np.ndarray:
+    """A class's ceilings ``y`` (per free broker, each at most ``k``) as ``k`` topics' 0/1 rows,
+    each meeting the topic's rows: per rack, every topic takes the floor or the ceiling of the
+    rack's share (which rack's ceilings go to which topic: largest remainders first), then within
+    the rack the topics taking more come first and each takes the brokers with the most ceilings
+    left. Both steps always succeed (Gale-Ryser: the column sums are at most ``k`` and the row
+    sums differ by at most one)."""
+    out = np.zeros((k, len(r.free)), dtype=np.int64)
+    groups = r.racks if r.racks else ((np.arange(len(r.free)), 0.0, float(r.left)),)
+    totals = np.array([int(y[at].sum()) for at, _, _ in groups], dtype=np.int64)
+    base, extra = totals // k, totals % k
+    share = np.tile(base, (k, 1))
+    per_topic = int(extra.sum()) // k                        # the racks' ceilings add up to k topics' rows
+    remain = extra.copy()
+    for t in range(k):                                       # each topic: the racks with the most left
+        order = np.argsort(-remain, kind="stable")[:per_topic]
+        share[t, order] += 1
+        remain[order] -= 1
+    for g, (at, _, _) in enumerate(groups):
+        left_at = y[at].copy()
+        for t in np.argsort(-share[:, g], kind="stable").tolist():
+            take = np.argsort(-left_at, kind="stable")[:share[t, g]]
+            out[t, at[take]] = 1
+            left_at[take] -= 1
+    return out

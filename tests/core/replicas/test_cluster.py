@@ -1,8 +1,9 @@
 """``sticky`` over a whole cluster: every topic balanced, every broker's total balanced, fewest moves.
 
 Properties (hypothesis: random clusters of 1-24 brokers on 0-5 racks, 1-30 topics with
-non-ASCII names, 0-60 partitions, RF 1-4, placed by ``striped`` or ``admin-utils`` topic by
-topic, then brokers join, leave, are fenced or change rack, a rack leaves, the replication
+non-ASCII names, 0-60 partitions, RF 1-4, or of a few equal shapes and placements as a fleet's
+tools leave them (classes of equal topics in the integer program), placed by ``striped`` or
+``admin-utils`` topic by topic, then brokers join, leave, are fenced or change rack, a rack leaves, the replication
 factors change):
 
 * valid and rack-distinct (``min(RF, racks)`` racks per partition);
@@ -109,11 +110,12 @@ def cluster_changes(draw):
     before = draw(clusters(max_brokers=24, max_racks=5, rackless=False))
     names = draw(st.lists(TOPIC_NAMES, min_size=1, max_size=30, unique=True))
     method = draw(st.sampled_from(["admin-utils", "striped"]))
+    shapes = draw(st.integers(0, 3))        # >0: a fleet's way, topics of a few equal shapes and placements
     topics, previous = [], []
     for i, name in enumerate(names):
-        count = draw(st.integers(0, 60))
-        rf_old = draw(st.integers(1, min(4, len(before))))
-        previous.append(place_replicas(before, count, rf_old, method=method, seed=i).broker_ids)
+        count = draw(st.integers(0, 60)) if not shapes else 3 * (1 + i % shapes)
+        rf_old = draw(st.integers(1, min(4, len(before)))) if not shapes else min(3, len(before))
+        previous.append(place_replicas(before, count, rf_old, method=method, seed=i % 2 if shapes else i).broker_ids)
         topics.append([name, count, rf_old])
     racked = before[0].rack is not None
     rack_names = sorted({b.rack for b in before if b.rack}) or RACK_NAMES[:1]
