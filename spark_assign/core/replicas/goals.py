@@ -141,10 +141,21 @@ class GoalSearch:
                 cands = self._candidates(g, a, self._over(goal, a), relocate)
                 pick = None if cands is None else self._choose(g, cands)
                 if cands is not None and pick is not None:
-                    self._apply(cands, pick)
-                    self.actions += 1
+                    self._take(g, cands, pick)
                     return True
         return False
+
+    def _take(self, g: int, cands: _Candidates, pick: Optional[int]) -> None:
+        """Apply ``pick``, then the next best of the same candidates while one still lowers goal
+        ``g`` without raising an earlier goal, judged on the state each leaves (a candidate whose
+        partitions an applied action changed is dropped: its figures are stale)."""
+        live = np.ones(len(cands.a), dtype=bool)
+        while pick is not None and self.actions < self.max_actions:
+            self._apply(cands, pick)
+            self.actions += 1
+            touched = cands.rows[pick]
+            live &= ~np.isin(cands.rows, touched[touched >= 0]).any(axis=1)
+            pick = self._choose(g, cands, live) if live.any() else None
 
     def _value(self, goal: Goal) -> np.ndarray:
         """The quantity ``goal`` bounds, per broker (its load or utilization, counts)."""
@@ -288,35 +299,35 @@ class GoalSearch:
                            np.stack([rows, np.full(size, -1)], axis=1), np.stack([cols, np.full(size, -1)], axis=1),
                            values, np.ones(size), leads, lead_in, cost)
 
-    def _choose(self, g: int, c: _Candidates) -> Optional[int]:
-        """The candidate to apply: it lowers goal ``g`` and raises no earlier goal; of those within
-        half of the best reduction, the fewest moves (then the largest reduction)."""
-        ok = np.ones(len(c.a), dtype=bool)
+    def _choose(self, g: int, c: _Candidates, live: Optional[np.ndarray] = None) -> Optional[int]:
+        """The candidate to apply (among ``live`` ones): it lowers goal ``g`` and raises no earlier
+        goal; of those within half of the best reduction, the fewest moves (then the largest
+        reduction). Each goal is judged on the candidates the goals before it left."""
+        at = np.arange(len(c.a)) if live is None else np.flatnonzero(live)
+        gain = np.zeros(0)
         for h in range(g + 1):
-            delta = self._delta(h, c)
+            if not len(at):
+                return None
+            delta = self._delta(h, c, at)
             tol = self.goals[h].tolerance
-            if h < g:
-                ok &= delta <= tol
-            else:
-                ok &= delta < -tol
-                gain = np.where(ok, delta, 0.0)
-        if not ok.any():
+            keep = delta <= tol if h < g else delta < -tol
+            at, gain = at[keep], delta[keep]
+        if not len(at):
             return None
-        best = float(gain.min())
-        near = np.flatnonzero(ok & (gain <= best / 2))
-        pick = near[np.lexsort((gain[near], c.cost[near]))[0]]
-        return int(pick)
+        near = np.flatnonzero(gain <= float(gain.min()) / 2)
+        return int(at[near[np.lexsort((gain[near], c.cost[at[near]]))[0]]])
 
-    def _delta(self, h: int, c: _Candidates) -> np.ndarray:
+    def _delta(self, h: int, c: _Candidates, at: np.ndarray) -> np.ndarray:
+        """Goal ``h``'s change for candidates ``at``: the two brokers' terms after less before."""
         goal = self.goals[h]
-        a, b = c.a, c.b
-        old = goal.term(self.totals[a], self.replicas[a], self.leaders[a], self.lead_in[a], a) + \
-            goal.term(self.totals[b], self.replicas[b], self.leaders[b], self.lead_in[b], b)
-        new = goal.term(self.totals[a] - c.d_totals, self.replicas[a] - c.d_replicas, self.leaders[a] - c.d_leaders,
-                        self.lead_in[a] - c.d_leader_in, a) + \
-            goal.term(self.totals[b] + c.d_totals, self.replicas[b] + c.d_replicas, self.leaders[b] + c.d_leaders,
-                      self.lead_in[b] + c.d_leader_in, b)
-        return np.asarray(new - old)
+        a, b = c.a[at], c.b[at]
+        old = self._terms(h)
+        d_totals, d_replicas, d_leaders, d_in = c.d_totals[at], c.d_replicas[at], c.d_leaders[at], c.d_leader_in[at]
+        new = goal.term(self.totals[a] - d_totals, self.replicas[a] - d_replicas, self.leaders[a] - d_leaders,
+                        self.lead_in[a] - d_in, a) + \
+            goal.term(self.totals[b] + d_totals, self.replicas[b] + d_replicas, self.leaders[b] + d_leaders,
+                      self.lead_in[b] + d_in, b)
+        return np.asarray(new - old[a] - old[b])
 
     def _apply(self, c: _Candidates, i: int) -> None:
         a, b, kind = int(c.a[i]), int(c.b[i]), int(c.kind[i])
