@@ -27,10 +27,12 @@ With loads (:class:`~.loads.LoadOptions`) a fifth stage follows, the **goal
 search** (:mod:`.goals`): Cruise Control's order of goals, hard before soft,
 each never worsening an earlier one; the load distributions come before the
 counts. Stage 4 then only gives leaderless partitions a leader, and when
-nothing needs filling (no replica lost, same replication factors, such as
-brokers joining or an unchanged cluster) stages 2 and 3 leave the placement as
-it is, so that the goal search alone decides what moves and a second run finds
-nothing to do. A topic's own balance is not a goal then: it gives way to the
+nothing needs filling (no replica lost, same replication factors, no broker
+left empty: an unchanged cluster, or brokers joining one that already holds
+replicas) stages 2 and 3 leave the placement as it is, so that the goal search
+alone decides what moves and a second run finds nothing to do. A broker that
+joined empty is filled to its count first (one pass, the fewest moves), then
+the goal search moves on from there. A topic's own balance is not a goal then: it gives way to the
 loads (Cruise Control's topic replica distribution comes after them too).
 
 Limits: stage 2 is one integer program over the classes of equal topics and
@@ -50,7 +52,7 @@ import numpy as np
 from ...errors import InvalidInputError
 from .goals import GoalSearch
 from .leaders import balance_leaders
-from .loads import GoalRow, LoadOptions, broker_state, goal_report, goals_of, load_model
+from .loads import GoalRow, LoadOptions, RackBounds, broker_state, goal_report, goals_of, load_model
 from .model import Broker, PlacementBlock
 from .sticky import check_previous, dense_previous, fill_to_targets, keep_valid
 from .targets import RackLayout, rack_layout
@@ -112,7 +114,7 @@ def place_sticky_cluster(brokers: Sequence[Broker], counts: np.ndarray, factors:
     order, topics, checked = _topics(brokers, counts, factors, previous, rack_aware, names)
     kept = _per_content(topics, lambda t: keep_valid(t.prev, t.layout, t.replication_factor))   # stage 1
     targets = cluster_targets(topics)                                             # stage 2
-    if loads is not None and all(_whole(k, t) for k, t in zip(kept, topics)):
+    if loads is not None and all(_whole(k, t) for k, t in zip(kept, topics)) and not _empty(topics, targets):
         placed = kept              # with loads, nothing to fill: the goal search alone moves (stable)
     else:
         placed = _fill(kept, topics, targets.targets)                             # stage 3
@@ -226,6 +228,16 @@ def _checked(before: Optional[np.ndarray], count: int, name: str) -> np.ndarray:
         raise InvalidInputError(f"topic {name!r}: {e.problem}", column=e.column, rows=e.rows) from None
 
 
+def _empty(topics: Sequence[TopicCounts], targets: ClusterTargets) -> bool:
+    """Whether a broker holds no replica although its share is at least one (it joined): then the
+    counts are filled first and the goal search starts from there, instead of moving its share one
+    relocation at a time. A second run finds no such broker."""
+    held = np.zeros(len(targets.broker_floor), dtype=bool)
+    for t in {id(t): t for t in topics}.values():
+        held[t.prev[t.prev >= 0]] = True
+    return bool((~held & (targets.broker_floor > 0)).any())
+
+
 def _whole(kept: np.ndarray, topic: TopicCounts) -> bool:
     """Whether a topic kept every previous replica, each partition with exactly its replication
     factor (nothing to fill: same brokers, racks and replication factor)."""
@@ -271,9 +283,10 @@ def _balance_loads(flat: _Flat, topics: List[TopicCounts], order: List[int], nam
     leader_in = model.values[:, model.names.index("bytes_in")] if "bytes_in" in model.names else None
     n = len(ids)
     before = broker_state(flat.prev, model, leader_in, n)       # the previous placement on the new brokers
+    racks = RackBounds(lo, hi, topics[0].layout.rack_of) if topics[0].layout.racks > 1 else None
     goals = goals_of(model, model.broker_totals(flat.m, n), (targets.broker_floor, targets.broker_ceil),
                      len(flat.m), options.threshold, options.max_replicas_per_broker,
-                     None if leader_in is None else float(leader_in.sum()))
+                     None if leader_in is None else float(leader_in.sum()), racks)
     search = GoalSearch(flat.m, flat.prev, flat.topic, lo, hi, topics[0].layout.rack_of, model, goals, leader_in)
     actions = search.run()
     return goal_report(goals, model, before, search.state(), leader_in), actions

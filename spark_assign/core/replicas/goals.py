@@ -145,17 +145,22 @@ class GoalSearch:
                     return True
         return False
 
-    def _take(self, g: int, cands: _Candidates, pick: Optional[int]) -> None:
+    def _take(self, g: int, cands: _Candidates, pick: Tuple[int, float]) -> None:
         """Apply ``pick``, then the next best of the same candidates while one still lowers goal
-        ``g`` without raising an earlier goal, judged on the state each leaves (a candidate whose
-        partitions an applied action changed is dropped: its figures are stale)."""
+        ``g`` by at least half the first one's reduction without raising an earlier goal, judged
+        on the state each leaves (a candidate whose partitions an applied action changed is
+        dropped: its figures are stale). Small steps are left to the next search, which picks the
+        best action over again: a run of small ones, each raising earlier goals by up to their
+        tolerance, could undo one another for long."""
         live = np.ones(len(cands.a), dtype=bool)
-        while pick is not None and self.actions < self.max_actions:
-            self._apply(cands, pick)
+        first = pick[1]
+        chosen: Optional[Tuple[int, float]] = pick
+        while chosen is not None and chosen[1] <= first / 2 and self.actions < self.max_actions:
+            self._apply(cands, chosen[0])
             self.actions += 1
-            touched = cands.rows[pick]
+            touched = cands.rows[chosen[0]]
             live &= ~np.isin(cands.rows, touched[touched >= 0]).any(axis=1)
-            pick = self._choose(g, cands, live) if live.any() else None
+            chosen = self._choose(g, cands, live) if live.any() else None
 
     def _value(self, goal: Goal) -> np.ndarray:
         """The quantity ``goal`` bounds, per broker (its load or utilization, counts)."""
@@ -299,10 +304,11 @@ class GoalSearch:
                            np.stack([rows, np.full(size, -1)], axis=1), np.stack([cols, np.full(size, -1)], axis=1),
                            values, np.ones(size), leads, lead_in, cost)
 
-    def _choose(self, g: int, c: _Candidates, live: Optional[np.ndarray] = None) -> Optional[int]:
-        """The candidate to apply (among ``live`` ones): it lowers goal ``g`` and raises no earlier
-        goal; of those within half of the best reduction, the fewest moves (then the largest
-        reduction). Each goal is judged on the candidates the goals before it left."""
+    def _choose(self, g: int, c: _Candidates, live: Optional[np.ndarray] = None) -> Optional[Tuple[int, float]]:
+        """The candidate to apply (among ``live`` ones) and its change of goal ``g`` (negative): it
+        lowers goal ``g`` and raises no earlier goal; of those within half of the best reduction,
+        the fewest moves (then the largest reduction). Each goal is judged on the candidates the
+        goals before it left."""
         at = np.arange(len(c.a)) if live is None else np.flatnonzero(live)
         gain = np.zeros(0)
         for h in range(g + 1):
@@ -315,7 +321,8 @@ class GoalSearch:
         if not len(at):
             return None
         near = np.flatnonzero(gain <= float(gain.min()) / 2)
-        return int(at[near[np.lexsort((gain[near], c.cost[at[near]]))[0]]])
+        best = near[np.lexsort((gain[near], c.cost[at[near]]))[0]]
+        return int(at[best]), float(gain[best])
 
     def _delta(self, h: int, c: _Candidates, at: np.ndarray) -> np.ndarray:
         """Goal ``h``'s change for candidates ``at``: the two brokers' terms after less before."""

@@ -10,7 +10,7 @@ goal                      kind  a broker's violation (0: met)
 rack awareness            hard  kept by every action (``min(RF, racks)`` racks)
 capacity: ``<load>``      hard  its load above its capacity for that load
 replica capacity          hard  its replicas above ``max_replicas_per_broker``
-distribution: ``<load>``  soft  its load outside ``mean * (1 +- threshold)``
+distribution: ``<load>``  soft  its load outside ``level * (1 +- threshold)``
 replica distribution      soft  its replicas outside the floor/ceiling of its level
 leader distribution       soft  its preferred leaders outside ``P / N`` rounded
 leader bytes-in           soft  the ``bytes_in`` it leads outside ``mean * (1 +- t)``
@@ -25,12 +25,22 @@ the load's unit) its distribution is of the utilization, load over capacity,
 and its mean is the cluster's total over the total capacity: a broker twice as
 big is given twice the load.
 
+A load carried by every replica is also bound by the racks: a partition puts
+between ``lo_r`` and ``hi_r`` of its replicas on rack ``r`` (``min(RF, racks)``
+racks), so rack ``r`` carries between ``sum_p lo_r w_p`` and ``sum_p hi_r w_p``.
+A broker's **level** is its rack's share once those bounds are met, water-filled
+as the replica counts are (:func:`rack_levels`): on 3 racks of 3, 2 and 2 brokers
+with RF 3, every rack holds a third, so a broker of the small racks carries 1.5
+times what one of the large rack does, and no placement does better. Without
+racks (or with ``RF`` below the racks and even capacity) the level is the mean.
+
 Every violation is a sum over brokers, in the load's unit (bytes, replicas), so
 an action that changes two brokers changes it by their two terms. The report
 (:func:`goal_report`) gives each goal's value before and after against its
 bound: for a distribution, the heaviest broker's load (utilization with
-capacities) against the mean and against the lower bound the partitions allow
-(the mean, or the largest single replica's load if larger).
+capacities) against the cluster's mean and against the lower bound the racks and
+the partitions allow (the highest level, or the largest single replica's load if
+larger).
 """
 
 from __future__ import annotations
@@ -43,7 +53,7 @@ import numpy as np
 from ...errors import InvalidInputError
 
 __all__ = ["LEADER_LOADS", "DEFAULT_THRESHOLD", "LoadOptions", "LoadModel", "BrokerState", "broker_state", "Goal", "goals_of", "GoalRow", "goal_report",
-           "load_model"]
+           "load_model", "RackBounds", "rack_levels"]
 
 #: Loads only the preferred leader carries (consumers fetch from the leader).
 LEADER_LOADS = ("bytes_out",)
@@ -180,12 +190,51 @@ class Goal:
         return (over + under) * self.scale[broker]
 
 
+class RackBounds(NamedTuple):
+    """The racks' rules per partition: ``lo``/``hi`` ``(P, racks)``, the replicas partition ``p``
+    must and may put on each rack, and ``rack_of`` each dense broker's rack."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+    rack_of: np.ndarray
+
+
+def rack_levels(values: np.ndarray, total: float, racks: Optional[RackBounds], scale: np.ndarray) -> np.ndarray:
+    """Each broker's level for a load every replica carries (``values`` per partition, ``total``
+    what all replicas carry): its rack's share, over its capacity (``scale``), once every rack
+    carries between the least and the most the racks' rules let it (module docstring). Without
+    ``racks``: the cluster's mean.
+
+    Example::
+
+        rack_levels(np.array([1.0]), 2.0, RackBounds(np.ones((1, 2)), np.ones((1, 2)), np.array([0, 0, 1])),
+                    np.ones(3))    # [0.5, 0.5, 1.0]: each rack carries one replica
+    """
+    n = len(scale)
+    total_cap = float(scale.sum())
+    if racks is None or not len(values) or not total_cap:
+        return np.full(n, total / total_cap if total_cap else 0.0)
+    cap = np.bincount(racks.rack_of, weights=scale, minlength=racks.lo.shape[1])
+    low = values @ racks.lo / np.maximum(cap, 1e-300)        # per rack: the least and the most it carries,
+    high = values @ racks.hi / np.maximum(cap, 1e-300)       # per unit of capacity
+    lo_u, hi_u = float(low.min()), float(high.max())
+    for _ in range(100):                                     # sum_r cap_r clip(U, low_r, high_r) = total
+        mid = (lo_u + hi_u) / 2
+        if float((cap * np.clip(mid, low, high)).sum()) < total:
+            lo_u = mid
+        else:
+            hi_u = mid
+    return np.clip(hi_u, low, high)[racks.rack_of]
+
+
 def goals_of(model: LoadModel, totals: np.ndarray, replica_bounds: Tuple[np.ndarray, np.ndarray], parts: int,
-             threshold: float, max_replicas_per_broker: Optional[int], leader_in_total: Optional[float]) -> List[Goal]:
+             threshold: float, max_replicas_per_broker: Optional[int], leader_in_total: Optional[float],
+             racks: Optional[RackBounds] = None) -> List[Goal]:
     """The goals of the module docstring, in order, for ``model`` on ``n`` dense brokers:
     ``totals`` ``(n, loads)`` (what the brokers carry; actions move it, never change its sum),
     ``replica_bounds`` each broker's cluster-wide replica floor and ceiling, ``parts`` the
-    partitions and ``leader_in_total`` the partitions' ``bytes_in`` (None: no leader bytes-in goal)."""
+    partitions, ``leader_in_total`` the partitions' ``bytes_in`` (None: no leader bytes-in goal)
+    and ``racks`` the racks' rules (None: the levels are the means)."""
     n = len(replica_bounds[0])
     ones = np.ones(n)
     goals: List[Goal] = []
@@ -199,26 +248,26 @@ def goals_of(model: LoadModel, totals: np.ndarray, replica_bounds: Tuple[np.ndar
                           np.full(n, float(max_replicas_per_broker)), ones))
     for k, name in enumerate(model.names):
         scale = model.capacity[:, k] if model.has_capacity[k] else ones
-        goals.append(_spread(f"distribution: {name}", "spread", k, scale, float(totals[:, k].sum()), threshold,
-                             float(noise[k])))
+        if model.leader_only[k] or racks is None:
+            level = np.full(n, float(totals[:, k].sum()) / float(scale.sum()) if scale.sum() else 0.0)
+        else:
+            level = rack_levels(model.values[:, k], float(totals[:, k].sum()), racks, scale)
+        goals.append(_spread(f"distribution: {name}", "spread", k, scale, level, threshold, float(noise[k])))
     goals.append(Goal("replica distribution", False, "replicas", -1, replica_bounds[0].astype(np.float64),
                       replica_bounds[1].astype(np.float64), ones))
     goals.append(Goal("leader distribution", False, "leaders", -1, np.full(n, float(parts // n)),
                       np.full(n, float(parts // n + (parts % n > 0))), ones))
     if leader_in_total is not None:
-        goals.append(_spread("leader bytes-in", "leader_in", -1, ones, leader_in_total, threshold,
+        goals.append(_spread("leader bytes-in", "leader_in", -1, ones, np.full(n, leader_in_total / n), threshold,
                              1e-7 * max(leader_in_total, 1.0)))
     return goals
 
 
-def _spread(name: str, kind: str, k: int, scale: np.ndarray, total: float, threshold: float,
+def _spread(name: str, kind: str, k: int, scale: np.ndarray, level: np.ndarray, threshold: float,
             tolerance: float) -> Goal:
-    """A distribution goal: the utilization within ``mean * (1 +- threshold)``, ``mean`` the
-    ``total`` the brokers carry over their capacities (``scale``: the capacities, or ones)."""
-    mean = total / float(scale.sum()) if scale.sum() else 0.0
-    n = len(scale)
-    return Goal(name, False, kind, k, np.full(n, mean * (1 - threshold)), np.full(n, mean * (1 + threshold)), scale,
-                tolerance)
+    """A distribution goal: each broker's utilization (load over ``scale``, the capacities or
+    ones) within ``level * (1 +- threshold)``."""
+    return Goal(name, False, kind, k, level * (1 - threshold), level * (1 + threshold), scale, tolerance)
 
 
 class BrokerState(NamedTuple):
@@ -245,8 +294,9 @@ def broker_state(m: np.ndarray, model: LoadModel, leader_in: Optional[np.ndarray
 class GoalRow:
     """One goal of the report: ``value`` before and after (the heaviest broker's load or
     utilization for a distribution, else the violation in its unit), the ``bound`` it is held
-    to (the upper limit of a distribution), the ``mean`` and ``lower_bound`` of a distribution,
-    and whether it is met before and after."""
+    to (the highest upper limit of a distribution), the cluster's ``mean`` and the
+    ``lower_bound`` of a distribution (the highest level the racks allow, or the largest
+    replica's load), and whether it is met before and after."""
 
     goal: str
     hard: bool
@@ -280,10 +330,12 @@ def goal_report(goals: Sequence[Goal], model: LoadModel, before: BrokerState, af
             continue
         b_value, a_value = (float(((s.leader_in if g.kind == "leader_in" else s.totals[:, g.k]) / g.scale).max())
                             for s in (before, after))
-        mean = float((g.low[0] + g.high[0]) / 2)
+        carried = after.leader_in if g.kind == "leader_in" else after.totals[:, g.k]
+        mean = float(carried.sum() / g.scale.sum())
+        level = float(((g.low + g.high) / 2).max())          # the highest level the racks allow
         largest = model.values[:, g.k] if g.kind == "spread" else \
             (leader_in if leader_in is not None else np.zeros(0))
         single = float(largest.max() / g.scale.max()) if len(largest) else 0.0
-        rows.append(GoalRow(g.name, g.hard, b_value, a_value, float(g.high[0]), mean, max(mean, single), met,
+        rows.append(GoalRow(g.name, g.hard, b_value, a_value, float(g.high.max()), mean, max(level, single), met,
                             met_before))
     return rows

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from spark_assign.core import Broker, place_replicas
 from spark_assign.core.replicas.cluster import place_sticky_cluster
-from spark_assign.core.replicas.loads import LoadOptions
+from spark_assign.core.replicas.loads import LoadOptions, RackBounds, rack_levels
 from spark_assign.errors import InvalidInputError
 from spark_assign.testing import CLUSTER_CHANGES, change_cluster, random_replica_cluster
 
@@ -100,6 +100,34 @@ def test_brokers_joining_take_their_share_of_each_load():
     band = {g.goal: g for g in result.goals}["distribution: size_bytes"]
     assert all(load[b] >= 0.9 * band.mean * (1 - 1e-9) for b in (9, 10, 11))      # the new brokers, within 10%
     check_valid(result.blocks, joined)
+
+
+def test_a_broker_joining_empty_is_filled_to_its_count_first():
+    three = [Broker(1), Broker(2), Broker(3)]
+    before = [place_replicas(three, 5, 3, method="striped", seed=t).broker_ids for t in range(20)]
+    options = LoadOptions({"size_bytes": [np.full(5, 1e9)] * 20})
+    result = plan(three + [Broker(4)], [5] * 20, before, options)
+    cells = np.concatenate([b.broker_ids for b in result.blocks])
+    assert np.bincount(cells.ravel())[1:].tolist() == [75, 75, 75, 75]     # the counts, as without loads
+    assert moved([b.broker_ids for b in result.blocks], before) == result.bound == 75
+    assert all(g.met for g in result.goals if g.goal != "leader distribution")
+
+
+def test_racks_set_each_brokers_level():
+    """RF 3 on racks of 3, 2 and 2 brokers: every rack carries a third, so a broker of a small rack
+    carries 1.5 times what one of the large rack does, and the goal holds each to that level."""
+    levels = rack_levels(np.array([2.0, 4.0]), 18.0, RackBounds(np.ones((2, 3)), np.ones((2, 3)),
+                                                               np.array([0, 0, 0, 1, 1, 2, 2])), np.ones(7))
+    assert np.allclose(levels, [2, 2, 2, 3, 3, 3, 3])
+    free = rack_levels(np.array([2.0, 4.0]), 12.0, RackBounds(np.zeros((2, 3)), np.ones((2, 3)),
+                                                              np.array([0, 0, 0, 1, 1, 2, 2])), np.ones(7))
+    assert np.allclose(free, 12 / 7)                      # RF 2 on 3 racks: any rack may take less
+    rng = np.random.default_rng(3)
+    brokers = [Broker(i, rack=f"r{r}") for i, r in enumerate([0, 0, 0, 1, 1, 2, 2])]
+    before = [place_replicas(brokers, 6, 3, seed=t).broker_ids for t in range(30)]
+    result = plan(brokers, [6] * 30, before, LoadOptions({"size_bytes": [rng.lognormal(20, 1, 6) for _ in range(30)]}))
+    disk = {g.goal: g for g in result.goals}["distribution: size_bytes"]
+    assert disk.met and disk.lower_bound >= 1.16 * disk.mean      # a small rack's share (7/6 of the mean)
 
 
 @pytest.mark.parametrize("options, message", [
