@@ -114,13 +114,12 @@ def place_sticky_cluster(brokers: Sequence[Broker], counts: np.ndarray, factors:
     order, topics, checked = _topics(brokers, counts, factors, previous, rack_aware, names)
     kept = _per_content(topics, lambda t: keep_valid(t.prev, t.layout, t.replication_factor))   # stage 1
     targets = cluster_targets(topics)                                             # stage 2
-    if loads is not None and all(_whole(k, t) for k, t in zip(kept, topics)) and not _empty(topics, targets):
-        placed = kept              # with loads, nothing to fill: the goal search alone moves (stable)
-    else:
-        placed = _fill(kept, topics, targets.targets)                             # stage 3
+    filled = loads is None or not all(_whole(k, t) for k, t in zip(kept, topics)) or _empty(topics, targets)
+    # with loads and nothing to fill, the goal search alone moves and reorders (a second run is stable)
+    placed = _fill(kept, topics, targets.targets) if filled else kept             # stage 3
     ids = topics[0].layout.ids if topics else np.zeros(0, dtype=np.int64)
     flat = _Flat(placed, topics)
-    balance_leaders(flat.m, flat.leader, len(ids), improve=loads is None)        # stage 4
+    balance_leaders(flat.m, flat.leader, len(ids), improve=filled)               # stage 4
     report: List[GoalRow] = []
     actions = 0
     if loads is not None and len(ids):                                            # stage 5
