@@ -8,6 +8,7 @@ from spark_assign.errors import InvalidInputError
 from spark_assign.state import plan as plan_module
 
 from .fleets import SUBS, churn, fleet_rows
+from .test_stream import skip_without_delta_spark
 
 pytestmark = pytest.mark.spark
 
@@ -40,11 +41,18 @@ def test_literal_and_broadcast_selection_give_the_same_generation(spark, tmp_pat
     assert results[0] == results[1] == results[2]
 
 
-@pytest.mark.parametrize("in_driver", [True, False], ids=["driver", "spark"])
+#: Each engine and each compute path once (the race is the shared loop's; the four crossings cost 36 s).
+RACES = [("embedded", True), ("delta-spark", False)]
+
+
+@pytest.mark.parametrize("engine, in_driver", RACES, ids=["embedded-driver", "delta-spark-spark"])
 def test_a_lost_race_recomputes_only_the_groups_the_winner_touched(spark, tmp_path, engine, monkeypatch, in_driver):
     """On Spark's path the retry reuses the rows of b, whose head did not move; in the driver
     both are recomputed (cheap). Either way a follows the winner's generation and b is written once."""
     import spark_assign.state.consumer.table as table_module
+
+    if engine == "delta-spark":
+        skip_without_delta_spark()
 
     monkeypatch.setattr(table_module, "LOCAL_ROWS", table_module.LOCAL_ROWS if in_driver else 0)
     path = str(tmp_path / "t")

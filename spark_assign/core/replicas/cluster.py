@@ -26,14 +26,15 @@ make the counts more even (stage 4).
 With loads (:class:`~.loads.LoadOptions`) a fifth stage follows, the **goal
 search** (:mod:`.goals`): Cruise Control's order of goals, hard before soft,
 each never worsening an earlier one; the load distributions come before the
-counts. Stage 4 then only gives leaderless partitions a leader, and when
-nothing needs filling (no replica lost, same replication factors, no broker
-left empty: an unchanged cluster, or brokers joining one that already holds
-replicas) stages 2 and 3 leave the placement as it is, so that the goal search
-alone decides what moves and a second run finds nothing to do. A broker that
-joined empty is filled to its count first (one pass, the fewest moves), then
-the goal search moves on from there. A topic's own balance is not a goal then: it gives way to the
-loads (Cruise Control's topic replica distribution comes after them too).
+counts. When nothing needs filling (no replica lost, same replication
+factors, no broker left empty: an unchanged cluster, or brokers joining one
+that already holds replicas) stages 2 and 3 leave the placement as it is and
+stage 4 only gives leaderless partitions a leader, so that the goal search
+alone decides what moves and a second run finds nothing to do. Otherwise
+(a broker joined empty, a replica was lost) stages 2 to 4 run as without
+loads, the fewest moves to balanced counts, and the goal search goes on from
+there. A topic's own balance is not a goal then: it gives way to the loads
+(Cruise Control's topic replica distribution comes after them too).
 
 Limits: stage 2 is one integer program over the classes of equal topics and
 the brokers where their level is fractional (HiGHS: milliseconds for hundreds

@@ -19,14 +19,18 @@ Goals are taken in order. While a goal is violated, the broker with the
 largest violation (then the next) looks for the action that reduces that
 goal the most without raising any earlier goal, preferring among those that
 reach at least half the best reduction the one that moves the fewest
-replicas (moving a replica back to where it was counts -1). Every action
+replicas (moving a replica back to where it was counts -1); then it takes the
+next best of the same candidates, judged on the state the action before
+left, while one still reduces the goal by at least half as much as the first
+(a candidate whose partitions an action changed is dropped). Every action
 keeps racks as the rules ask (``min(RF, racks)`` racks per partition). When a
 goal has no such action left, the next goal starts; the passes repeat until
 one changes nothing, so a second run on the result finds nothing to do.
 
 Limits: each action is chosen among the 200 heaviest (or lightest)
-candidates of each broker and topic, vectorized with NumPy (an action costs
-about a millisecond on a cluster of a few thousand partitions); the search
+candidates of each broker and topic, vectorized with NumPy (a set of
+candidates costs about a millisecond on a cluster of a few thousand
+partitions, each further action from it a tenth of that); the search
 stops after ``max_actions`` actions (default: ten per partition, and a thousand),
 though each action lowers the goals in order, so it ends on its own.
 """
