@@ -255,6 +255,7 @@ def _replicas(sub, common: argparse.ArgumentParser) -> None:
                        help="write the reassignment as safe stages there: stage-NN.json for kafka-reassign-partitions, "
                             "leaders.json for kafka-leader-election, plan.json (needs --current or --table)")
     _stage_options(place, "with --stages: ")
+    _load_options(place)
     place.add_argument("--limit", type=_count, default=50, metavar="N",
                        help="brokers to list (default: %(default)s; 0: all)")
     resume = actions.add_parser(
@@ -273,6 +274,21 @@ def _replicas(sub, common: argparse.ArgumentParser) -> None:
                                          "With --cluster: the cluster's generations, moves and balance.")
     his.add_argument("--table", required=True, metavar="PATH|TABLE", help="the replica table")
     his.add_argument("--cluster", metavar="ID", help="one cluster (default without cluster ids: 'default')")
+
+
+def _load_options(parser: argparse.ArgumentParser) -> None:
+    """The loads ``replicas place`` balances with the ``sticky`` reassignment (Cruise Control's goals)."""
+    parser.add_argument("--loads", metavar="PATH|TABLE",
+                        help="per-partition loads to balance: rows (topic, partition and numeric columns such as "
+                             "size_bytes, bytes_in, bytes_out; the brokers' capacity_<load> columns bound them); "
+                             "needs --current and --reassign sticky")
+    parser.add_argument("--balance-sizes", action="store_true", dest="balance_sizes",
+                        help="balance disk: the partition sizes of --sizes (kafka-log-dirs --describe) as the load "
+                             "size_bytes")
+    parser.add_argument("--threshold", type=_share, metavar="T",
+                        help="with loads: each broker's load within T of its level (default: 0.1, Cruise Control's)")
+    parser.add_argument("--max-replicas-per-broker", type=_positive, dest="max_replicas_per_broker", metavar="N",
+                        help="with loads: no broker above N replicas (a hard goal)")
 
 
 def _stage_options(parser: argparse.ArgumentParser, prefix: str) -> None:

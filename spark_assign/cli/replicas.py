@@ -12,7 +12,10 @@
   placement without a previous one, every partition (as ``--generate`` proposes).
   ``--stages DIR`` writes the reassignment as safe stages (:mod:`.stages`: at
   most ``--max-moves-per-broker`` moves per broker and ``--max-bytes-per-stage``
-  per stage, ``--throttle``, sizes from ``--sizes``, ``kafka-log-dirs``' output);
+  per stage, ``--throttle``, sizes from ``--sizes``, ``kafka-log-dirs``' output).
+  ``--balance-sizes`` (those sizes) or ``--loads`` (rows of per-partition loads)
+  balance the ``sticky`` reassignment of ``--current`` by load too (Cruise
+  Control's goals, :mod:`spark_assign.core.replicas.goals`);
 * ``replicas resume``: an interrupted ``--stages`` plan against the placement
   now: each stage's progress and the partitions left, staged again;
 * ``replicas history``: a replica table's commits, or one cluster's
@@ -37,7 +40,7 @@ from ..kafka.log_dirs import partition_sizes, read_log_dirs
 from ..kafka.reassignment import Replicas, format_reassignment
 from .runtime import CliError, require_table, writable_table
 from .stages import check_stage_folder, resume_stages, write_stages
-from .tables import format_seconds, format_table
+from .tables import format_amount, format_seconds, format_table
 
 __all__ = ["cmd_replicas", "DEFAULT_CLUSTER"]
 
@@ -98,6 +101,7 @@ def _checked_place_args(args) -> Tuple[Optional[List[Replicas]], Optional[str]]:
     if args.current is not None:                                        # warns what it assumed
         current = read_current_placement(_text(args.current, "--current"), f"--current {args.current}").partitions
     location = writable_table(args.table) if args.table is not None else None
+    _check_load_args(args)
     _check_stage_args(args)
     if args.json is not None and args.json != "-":
         folder = os.path.dirname(os.path.abspath(os.path.expanduser(args.json)))
@@ -157,6 +161,7 @@ def _place(args, ctx) -> int:
         _require_one_cluster(args)
     spark = ctx.runtime.session()
     topics, brokers, previous = _inputs(spark, args, current)
+    loads = _loads(spark, args, topics)
     if one_cluster and args.cluster is None and topics.where(
             f"cluster_id != '{DEFAULT_CLUSTER}'").limit(1).count():       # before anything is written
         raise CliError(f"{'--json' if args.json is not None else '--stages'} writes one cluster's reassignment: "
@@ -166,9 +171,9 @@ def _place(args, ctx) -> int:
     if location is not None:
         rows, summary, moves = _place_in_table(spark, location, topics, brokers, settings, args)
     else:
-        rows, summary, moves = _place_once(spark, topics, brokers, previous, settings, args.cluster)
+        rows, summary, moves = _place_once(spark, topics, brokers, previous, settings, args.cluster, loads)
     summary["time"] = format_seconds(time.perf_counter() - began)
-    _print_placement(ctx, rows, brokers, summary, args.limit)
+    _print_placement(ctx, rows, brokers, summary, args.limit, loads)
     if args.json is not None:
         _write_json(ctx, args.json, [m[:3] for m in moves])
     if args.stages is not None:
@@ -176,11 +181,62 @@ def _place(args, ctx) -> int:
     return 0
 
 
+def _check_load_args(args) -> None:
+    """Before Spark: loads balance a ``sticky`` reassignment of ``--current``."""
+    given = [o for o, v in (("--loads", args.loads), ("--balance-sizes", args.balance_sizes or None),
+                            ("--threshold", args.threshold),
+                            ("--max-replicas-per-broker", args.max_replicas_per_broker)) if v is not None]
+    if not given:
+        return
+    if args.loads is None and not args.balance_sizes:
+        raise CliError(f"{given[0]} applies to loads: give --loads or --balance-sizes")
+    if args.loads is not None and args.balance_sizes:
+        raise CliError("--loads and --balance-sizes: give one (a size_bytes column in --loads balances disk too)")
+    if args.balance_sizes and args.sizes is None:
+        raise CliError("--balance-sizes balances the sizes of --sizes: give --sizes (kafka-log-dirs --describe)")
+    if args.table is not None:
+        raise CliError(f"{given[0]} with --table: a replica table does not balance loads yet; give --current")
+    if args.current is None:
+        raise CliError(f"{given[0]} balances a reassignment: give the current placement (--current)")
+    if args.reassign == "none" or get_replica_method(args.reassign).name != "sticky":
+        raise CliError(f"{given[0]}: loads are balanced by the sticky reassignment, not --reassign {args.reassign}")
+    if args.loads is not None:
+        check_input(args.loads, "--loads")
+
+
+def _loads(spark, args, topics):
+    """The loads to balance (:class:`~spark_assign.state.replicas.compute.LoadInput`), or None."""
+    from pyspark.sql import functions as F
+
+    from ..core.replicas.loads import DEFAULT_THRESHOLD
+    from ..spark.inputs import checked_double
+    from ..state.replicas.compute import LoadInput
+
+    if args.loads is None and not args.balance_sizes:
+        return None
+    if args.balance_sizes:
+        frame = spark.createDataFrame([(t, p, float(b)) for (t, p), b in sorted(args.partition_sizes.items())],
+                                      "topic string, partition int, size_bytes double")
+    else:
+        frame = read_input(spark, args.loads, "--loads")
+        if isinstance(frame, dict):
+            raise CliError("--loads: give rows (a file or table of topic, partition and load columns)")
+        frame = frame.select(*[checked_double(f.name, f.name, key="topic").alias(f.name)   # a CSV's text
+                               if f.dataType.typeName() == "string" and f.name not in ("cluster_id", "topic")
+                               else F.col(f.name) for f in frame.schema.fields])
+    if "cluster_id" not in frame.columns and "cluster_id" in topics.columns:
+        frame = frame.withColumn("cluster_id", F.lit(DEFAULT_CLUSTER))
+    return LoadInput(frame, DEFAULT_THRESHOLD if args.threshold is None else args.threshold,
+                     args.max_replicas_per_broker)
+
+
 def _check_stage_args(args) -> None:
     """Before Spark: the stage options are consistent, and ``--sizes`` reads."""
     staged = [o for o, v in (("--max-moves-per-broker", args.max_moves_per_broker),
                              ("--max-bytes-per-stage", args.max_bytes_per_stage), ("--throttle", args.throttle),
-                             ("--sizes", args.sizes)) if v is not None]
+                             ("--sizes", None if args.balance_sizes else args.sizes)) if v is not None]
+    if args.sizes is not None and args.stages is None and args.balance_sizes:
+        args.partition_sizes = partition_sizes(read_log_dirs(_text(args.sizes, "--sizes"), f"--sizes {args.sizes}"))
     if args.stages is None:
         if staged:
             raise CliError(f"{staged[0]} applies to --stages: give --stages DIR")
@@ -219,16 +275,16 @@ def _has_cluster_column(value: str) -> bool:
         return "cluster_id" in [c.strip() for c in f.readline().split(",")]
 
 
-def _place_once(spark, topics, brokers, previous, settings, cluster: Optional[str]):
+def _place_once(spark, topics, brokers, previous, settings, cluster: Optional[str], loads=None):
     """A placement without a table: its rows (pandas), summary and the reassignment of ``cluster``
-    (or of the only cluster)."""
+    (or of the only cluster); ``loads`` balanced by the reassignment."""
     from ..state.generation_table import data_errors
     from ..state.replicas.compute import figures, placement
     from ..state.replicas.table import changed_partitions, replica_lists
 
     settings.check(topics, brokers)
     with data_errors():
-        arrow = placement(topics, brokers, previous, settings, tasks=1).toArrow()
+        arrow = placement(topics, brokers, previous, settings, tasks=1, loads=loads).toArrow()
     rows = arrow.to_pandas()
     summary: Dict[str, Any] = {"clusters": int(rows["cluster_id"].nunique()) if len(rows) else 0}
     summary.update(_status_counts(rows))
@@ -281,9 +337,11 @@ _LABELS = {"clusters": "clusters", "partitions": "partitions", "replicas_new": "
            "leaders_changed": "preferred leaders changed", "lower_bound": "fewest moves possible (lower bound)"}
 
 
-def _print_placement(ctx, rows, brokers, summary: Dict[str, Any], limit: int) -> None:
-    """The summary, then replicas and preferred leaders per broker (every broker given)."""
-    lines = [[_LABELS.get(k, k), v] for k, v in summary.items()]
+def _print_placement(ctx, rows, brokers, summary: Dict[str, Any], limit: int, loads=None) -> None:
+    """The summary, then replicas and preferred leaders per broker (every broker given), and each
+    load a broker carries when ``loads`` were balanced."""
+    labels = dict(_LABELS, lower_bound="fewest moves for even counts (loads move more)") if loads else _LABELS
+    lines = [[labels.get(k, k), v] for k, v in summary.items()]
     ctx.print(format_table(["placement", "value"], lines))
     if rows is None:
         ctx.print()
@@ -295,12 +353,35 @@ def _print_placement(ctx, rows, brokers, summary: Dict[str, Any], limit: int) ->
     per_broker = broker_load(rows, brokers.select("cluster_id", "broker_id", *(
         ["rack"] if "rack" in brokers.columns else [])).toPandas())
     shown = per_broker if limit == 0 else per_broker.head(limit)
-    table = [[r.cluster_id, int(r.broker_id), r.rack or "-", int(r.replicas), int(r.leaders)]
-             for r in shown.itertuples(index=False)]
+    names, carried = _carried(rows, loads, shown)
+    table = [[r.cluster_id, int(r.broker_id), r.rack or "-", int(r.replicas), int(r.leaders), *extra]
+             for r, extra in zip(shown.itertuples(index=False), carried)]
     more = f", {len(shown)} of {len(per_broker)} shown (--limit 0 for all)" if len(shown) < len(per_broker) else ""
     ctx.print()
-    ctx.print(format_table(["cluster", "broker", "rack", "replicas", "preferred leader of"], table,
+    ctx.print(format_table(["cluster", "broker", "rack", "replicas", "preferred leader of", *names], table,
                            title=f"Brokers{more}:"))
+
+
+def _carried(rows, loads, shown) -> Tuple[List[str], List[List[str]]]:
+    """Each load's total on each broker of ``shown`` (``bytes_out``: the leader's), formatted: the
+    columns' names and one row of values per broker (none without loads)."""
+    if loads is None:
+        return [], [[] for _ in range(len(shown))]
+    from ..core.replicas.loads import LEADER_LOADS
+    from ..spark.replicas.dataframe import load_names
+
+    names = load_names(loads.frame)
+    frame = loads.frame.select("cluster_id", "topic", "partition", *names).toPandas()
+    held = rows.merge(frame, on=["cluster_id", "topic", "partition"], how="left").fillna({n: 0.0 for n in names})
+    for name in names:
+        if name in LEADER_LOADS:
+            held[name] = held[name].where(held["replica_index"] == 0, 0.0)
+    totals = held.groupby(["cluster_id", "broker_id"])[names].sum()
+    out = []
+    for r in shown.itertuples(index=False):
+        key = (r.cluster_id, int(r.broker_id))
+        out.append([format_amount(float(totals.at[key, n])) if key in totals.index else "0" for n in names])
+    return names, out
 
 
 def _write_json(ctx, target: str, moves: List[Replicas]) -> None:

@@ -18,7 +18,7 @@ import math
 from numbers import Number
 from typing import Any, List, Optional, Sequence, cast
 
-__all__ = ["format_table", "cell", "format_seconds"]
+__all__ = ["format_table", "cell", "format_seconds", "format_amount"]
 
 
 def cell(value: Any, digits: int = 2) -> str:
@@ -72,3 +72,9 @@ def format_seconds(seconds: float) -> str:
         return f"{seconds:.1f}s"
     minutes, rest = divmod(int(round(seconds)), 60)
     return f"{minutes}m{rest:02d}s"
+
+
+def format_amount(value: float) -> str:
+    """A load's total: whole numbers with thousands separators (``1,250,000``), small ones to three
+    significant digits (``0.125``)."""
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"

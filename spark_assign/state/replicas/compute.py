@@ -28,7 +28,7 @@ What a placement moved, beside the status counts of its rows
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Union
+from typing import Any, Dict, List, NamedTuple, Optional, Union
 
 import numpy as np
 import pyarrow as pa
@@ -38,10 +38,11 @@ from pyspark.sql import functions as F
 
 from ...core import Broker
 from ...core.replicas.cluster import cluster_moves_bound
+from ...core.replicas.loads import DEFAULT_THRESHOLD
 from ...errors import InvalidInputError
 from ...spark.replicas.dataframe import PREVIOUS_PLACEMENT_COLUMNS, assign_replicas, wire_frame
 
-__all__ = ["PlacementSettings", "placement", "figures", "leaders_changed", "lower_bound", "cluster_lower_bound",
+__all__ = ["PlacementSettings", "LoadInput", "placement", "figures", "leaders_changed", "lower_bound", "cluster_lower_bound",
            "PREVIOUS_COLUMNS", "REPLICA_KEYS"]
 
 #: What a placement reads of the previous one (``assign_replicas``' ``previous=``).
@@ -81,18 +82,29 @@ class PlacementSettings:
                             self.rack_aware, previous=empty)
 
 
+class LoadInput(NamedTuple):
+    """Loads the reassignment balances: ``assign_replicas``' ``loads=`` rows, ``threshold=`` and
+    ``max_replicas_per_broker=`` (``sticky`` only)."""
+
+    frame: DataFrame
+    threshold: float = DEFAULT_THRESHOLD
+    max_replicas_per_broker: Optional[int] = None
+
+
 def placement(topics: DataFrame, brokers: DataFrame, previous: Optional[DataFrame],
-              settings: PlacementSettings, tasks: Optional[int] = None) -> DataFrame:
+              settings: PlacementSettings, tasks: Optional[int] = None, loads: Optional[LoadInput] = None) -> DataFrame:
     """The replica rows of the clusters of ``topics`` (each with ``cluster_id``), placed on
     ``brokers``, reassigning ``previous`` (rows ``PREVIOUS_COLUMNS``; None: no previous
     placement): ``assign_replicas``' columns, then ``method`` and ``previous_broker_id``.
-    Lazy: no job.
+    ``loads``: balanced by the reassignment of the topics that had replicas. Lazy: no job.
 
     Example::
 
         rows = placement(topics, brokers, current, PlacementSettings("striped", "sticky", 3, 0, None, None))
     """
     s = settings
+    balance: Dict[str, Any] = {} if loads is None else {"loads": loads.frame, "threshold": loads.threshold,
+                                        "max_replicas_per_broker": loads.max_replicas_per_broker}
     if previous is None:
         placed = assign_replicas(topics, brokers, s.replication_factor, s.method, s.seed, s.start_index,
                                  s.rack_aware, num_partitions=tasks).withColumn("method", F.lit(s.method))
@@ -101,7 +113,7 @@ def placement(topics: DataFrame, brokers: DataFrame, previous: Optional[DataFram
     held = previous.select("cluster_id", "topic").distinct()
     if s.reassign is None:
         placed = assign_replicas(topics, brokers, s.replication_factor, s.method, s.seed, s.start_index,
-                                 s.rack_aware, previous=previous, num_partitions=tasks) \
+                                 s.rack_aware, previous=previous, num_partitions=tasks, **balance) \
             .withColumn("method", F.lit(s.method))
     else:
         fresh = assign_replicas(topics.join(held, ["cluster_id", "topic"], "left_anti"), brokers,
@@ -109,7 +121,7 @@ def placement(topics: DataFrame, brokers: DataFrame, previous: Optional[DataFram
                                 num_partitions=tasks).withColumn("method", F.lit(s.method))
         moved = assign_replicas(topics.join(held, ["cluster_id", "topic"], "left_semi"), brokers,
                                 s.replication_factor, s.reassign, s.seed, None, s.rack_aware, previous=previous,
-                                num_partitions=tasks).withColumn("method", F.lit(s.reassign))
+                                num_partitions=tasks, **balance).withColumn("method", F.lit(s.reassign))
         placed = fresh.unionByName(moved)
     before = previous.withColumnRenamed("broker_id", "previous_broker_id")
     return placed.join(before, REPLICA_KEYS, "left")
