@@ -8,12 +8,12 @@ checked before Spark starts.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from spark_assign.core import Broker, place_replicas
 from spark_assign.kafka.reassignment import parse_reassignment
+
+from .kafka_files import write_kafka_files
 
 GiB = 1 << 30
 
@@ -21,24 +21,14 @@ GiB = 1 << 30
 def skewed_files(tmp_path, topics: int = 12):
     """A current assignment on brokers 1-4 whose partition 0 of every topic (40 GiB; the others 1 GiB)
     sits on brokers 1 and 2, the kafka-log-dirs output for it, and the sizes by partition."""
-    partitions, dirs, sizes = [], {b: [] for b in (1, 2, 3, 4)}, {}
+    placement, sizes = {}, {}
     brokers = [Broker(b) for b in (1, 2, 3, 4)]
     for t in range(topics):
         for p, replicas in enumerate(place_replicas(brokers, 4, 2, method="admin-utils", start_index=0).replicas):
+            placement[(f"events-{t}", p)] = replicas
             sizes[(f"events-{t}", p)] = GiB * (40 if p == 0 else 1)
-            partitions.append({"topic": f"events-{t}", "partition": p, "replicas": replicas})
-            for b in replicas:
-                dirs[b].append({"partition": f"events-{t}-{p}", "size": sizes[(f"events-{t}", p)], "offsetLag": 0,
-                                "isFuture": False})
-    current = tmp_path / "current.json"
-    current.write_text(json.dumps({"version": 1, "partitions": partitions}), encoding="utf-8")
-    log_dirs = tmp_path / "log-dirs.txt"
-    body = {"brokers": [{"broker": b, "logDirs": [{"partitions": ps, "error": None, "logDir": "/var/kafka"}]}
-                        for b, ps in dirs.items()], "version": 1}
-    log_dirs.write_text("Querying brokers for log directories information\n"
-                        "Received log directory information from brokers 1,2,3,4\n" + json.dumps(body) + "\n",
-                        encoding="utf-8")
-    return current, log_dirs, {(p["topic"], p["partition"]): p["replicas"] for p in partitions}, sizes
+    current, log_dirs = write_kafka_files(tmp_path, placement, sizes)
+    return current, log_dirs, placement, sizes
 
 
 def disk(placement, sizes):

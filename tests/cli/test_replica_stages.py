@@ -15,27 +15,20 @@ import pytest
 from spark_assign.core import Broker, place_replicas
 from spark_assign.kafka.reassignment import parse_reassignment
 
+from .kafka_files import write_kafka_files
+
 GiB = 1 << 30
 
 
 def kafka_files(tmp_path, topics: int = 8):
     """A current assignment of ``topics`` topics on brokers 1-3 and a kafka-log-dirs output for it."""
-    partitions, dirs = [], {1: [], 2: [], 3: []}
+    placement, sizes = {}, {}
     for t in range(topics):
         for p, replicas in enumerate(place_replicas([Broker(b) for b in (1, 2, 3)], 4, 2, seed=t).replicas):
-            partitions.append({"topic": f"orders-{t}", "partition": p, "replicas": replicas})
-            for b in replicas:
-                dirs[b].append({"partition": f"orders-{t}-{p}", "size": GiB * (p + 1), "offsetLag": 0,
-                                "isFuture": False})
-    current = tmp_path / "current.json"
-    current.write_text(json.dumps({"version": 1, "partitions": partitions}), encoding="utf-8")
-    log_dirs = tmp_path / "log-dirs.txt"
-    body = {"brokers": [{"broker": b, "logDirs": [{"partitions": ps, "error": None, "logDir": "/var/kafka"}]}
-                        for b, ps in dirs.items()], "version": 1}
-    log_dirs.write_text("Querying brokers for log directories information\n"
-                        "Received log directory information from brokers 1,2,3\n" + json.dumps(body) + "\n",
-                        encoding="utf-8")
-    return current, log_dirs, {(p["topic"], p["partition"]): p["replicas"] for p in partitions}
+            placement[(f"orders-{t}", p)] = replicas
+            sizes[(f"orders-{t}", p)] = GiB * (p + 1)
+    current, log_dirs = write_kafka_files(tmp_path, placement, sizes)
+    return current, log_dirs, placement
 
 
 def test_stages_of_a_broker_joining(cli, tmp_path):
