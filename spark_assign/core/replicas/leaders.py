@@ -77,7 +77,7 @@ def balance_leaders(m: np.ndarray, previous_leader: np.ndarray, n: int, improve:
     level = np.full(n, parts // n, dtype=np.int64)
     for aim in (goal, level, level + (parts % n > 0)):    # direct swaps: to the goal, then the even levels
         for _ in range(64):
-            if not _swap_round(m, aim, n):
+            if not _swap_round(m, aim, n) and not _relay_round(m, aim, n):
                 break
     while True:                                           # then paths, at every level met
         counts = np.bincount(m[:, 0], minlength=n)
@@ -109,6 +109,56 @@ def _swap_round(m: np.ndarray, aim: np.ndarray, n: int) -> bool:
     if not keep.any():
         return False
     swap_positions(m, rows[keep], col[keep])
+    return True
+
+
+def _relay_round(m: np.ndarray, aim: np.ndarray, n: int) -> bool:
+    """One vectorized round of two-step moves ``u -> x -> v``: a partition led by ``u`` (above its
+    ``aim``) passes its leadership to its follower ``x``, and a partition led by ``x`` passes one to
+    its follower ``v`` (below its aim, aiming no higher than ``u``): ``x`` keeps its count. Racks
+    often make these the only moves (``u`` and ``v`` on one rack never share a partition); the
+    paths of :func:`augment_leaders` find the rest. False when none was made."""
+    counts = np.bincount(m[:, 0], minlength=n)
+    over, under = counts - aim, aim - counts
+    if not (over > 0).any() or not (under > 0).any():
+        return False
+    lead = m[:, 0]
+    # second steps: rows led by x (not above its aim: those rows are no first step) with a
+    # follower v below its aim (the one furthest below)
+    score = np.where((m >= 0) & (under[np.maximum(m, 0)] > 0), under[np.maximum(m, 0)], 0)
+    score[:, 0] = 0
+    score[over[lead] > 0] = 0
+    col_q = score.argmax(axis=1)
+    rows_q = np.flatnonzero(score[np.arange(len(m)), col_q] > 0)
+    relay = np.bincount(lead[rows_q], minlength=n)          # what each x can pass on
+    # first steps: rows led by u above its aim, passing to the follower x that can pass on the most
+    rows_p = np.flatnonzero(over[lead] > 0)
+    sub = m[rows_p]
+    pick = np.where((sub >= 0) & (relay[np.maximum(sub, 0)] > 0), relay[np.maximum(sub, 0)], 0)
+    pick[:, 0] = 0
+    col_p = pick.argmax(axis=1)
+    ok = pick[np.arange(len(rows_p)), col_p] > 0
+    rows_p, col_p = rows_p[ok], col_p[ok]
+    if not len(rows_p):
+        return False
+    x_p = m[rows_p, col_p]
+    fits = group_rank(x_p) < relay[x_p]
+    rows_p, col_p, x_p = rows_p[fits], col_p[fits], x_p[fits]
+    u = lead[rows_p]
+    keep = group_rank(u) < over[u]
+    rows_p, col_p, x_p, u = rows_p[keep], col_p[keep], x_p[keep], u[keep]
+    # pair each first step with a second step out of the same x, in order
+    order_q = np.argsort(lead[rows_q], kind="stable")
+    rows_q, col_q = rows_q[order_q], col_q[rows_q[order_q]]
+    start = np.searchsorted(lead[rows_q], np.arange(n))
+    q_at = start[x_p] + group_rank(x_p)
+    rows_q, col_q = rows_q[q_at], col_q[q_at]
+    v = m[rows_q, col_q]
+    keep = (group_rank(v) < under[v]) & (aim[v] <= aim[u])
+    if not keep.any():
+        return False
+    swap_positions(m, rows_p[keep], col_p[keep])
+    swap_positions(m, rows_q[keep], col_q[keep])
     return True
 
 
