@@ -43,7 +43,7 @@ def balance_leaders(m: np.ndarray, previous_leader: np.ndarray, n: int, improve:
     then move leaderships within rows until no move can make the counts more even.
 
     Moves only improve: a leadership passes from a broker leading ``c`` to one leading at most
-    ``c - 2`` (directly, or along a path of such swaps). When none is left the counts are the
+    ``c - 2`` (directly, through one relay that keeps its count, or along a path of such swaps). When none is left the counts are the
     most even the replica sets allow (every convex measure of spread is minimal: max - min <= 1
     whenever possible), and a second run on the result changes nothing. Rows may end in -1
     padding (a cluster's topics of several replication factors in one matrix). ``improve=False``
