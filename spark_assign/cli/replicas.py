@@ -60,9 +60,7 @@ def cmd_replicas(args, ctx) -> int:
 def _resume(args, ctx) -> int:
     """``replicas resume``: a staged plan's progress against the placement now, and what is left."""
     current = read_current_placement(_text(args.current, "--current"), f"--current {args.current}").partitions
-    sizes = partition_sizes(read_log_dirs(_text(args.sizes, "--sizes"), f"--sizes {args.sizes}")) \
-        if args.sizes is not None else None
-    resume_stages(ctx, args.stages, current, args.current, sizes, args.max_moves_per_broker,
+    resume_stages(ctx, args.stages, current, args.current, _sizes(args), args.max_moves_per_broker,
                   args.max_bytes_per_stage, args.throttle)
     return 0
 
@@ -235,26 +233,31 @@ def _check_stage_args(args) -> None:
     staged = [o for o, v in (("--max-moves-per-broker", args.max_moves_per_broker),
                              ("--max-bytes-per-stage", args.max_bytes_per_stage), ("--throttle", args.throttle),
                              ("--sizes", None if args.balance_sizes else args.sizes)) if v is not None]
-    if args.sizes is not None and args.stages is None and args.balance_sizes:
-        args.partition_sizes = partition_sizes(read_log_dirs(_text(args.sizes, "--sizes"), f"--sizes {args.sizes}"))
     if args.stages is None:
         if staged:
             raise CliError(f"{staged[0]} applies to --stages: give --stages DIR")
-        return
-    check_stage_folder(args.stages)
-    if args.current is None and args.table is None:
-        raise CliError("--stages cuts a reassignment into stages: give the current placement (--current or --table)")
-    if args.sizes is None and (args.max_bytes_per_stage is not None or args.throttle is not None):
-        raise CliError(f"{'--max-bytes-per-stage' if args.max_bytes_per_stage else '--throttle'} counts bytes: "
-                       "give --sizes (the output of kafka-log-dirs --describe)")
-    if args.sizes is not None:
-        args.partition_sizes = partition_sizes(read_log_dirs(_text(args.sizes, "--sizes"), f"--sizes {args.sizes}"))
+    else:
+        check_stage_folder(args.stages)
+        if args.current is None and args.table is None:
+            raise CliError("--stages cuts a reassignment into stages: give the current placement "
+                           "(--current or --table)")
+        if args.sizes is None and (args.max_bytes_per_stage is not None or args.throttle is not None):
+            raise CliError(f"{'--max-bytes-per-stage' if args.max_bytes_per_stage else '--throttle'} counts "
+                           "bytes: give --sizes (the output of kafka-log-dirs --describe)")
+    args.partition_sizes = _sizes(args)           # for the stages, or the load of --balance-sizes
+
+
+def _sizes(args) -> Optional[Dict[Tuple[str, int], int]]:
+    """The partition sizes of ``--sizes`` (``kafka-log-dirs --describe``' output), or None."""
+    if args.sizes is None:
+        return None
+    return partition_sizes(read_log_dirs(_text(args.sizes, "--sizes"), f"--sizes {args.sizes}"))
 
 
 def _write_stages(ctx, args, moves) -> None:
     if any(m[3] is None for m in moves):
         raise CliError("--stages: the cluster had no placement before this generation; nothing to stage")
-    write_stages(ctx, args.stages, moves, getattr(args, "partition_sizes", None),
+    write_stages(ctx, args.stages, moves, args.partition_sizes,
                  args.max_moves_per_broker or DEFAULT_MAX_MOVES_PER_BROKER, args.max_bytes_per_stage, args.throttle)
 
 
