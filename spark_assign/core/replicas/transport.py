@@ -212,8 +212,7 @@ class _Problem:
         cost = 0.0
         for c, r, y in zip(classes, reps, ys):
             split = _split(r, np.rint(y).astype(np.int64), len(c))
-            cost += float(np.maximum(r.part, r.base - split @ r.saves).sum()) if len(r.free) else \
-                len(c) * max(r.base, r.part)
+            cost += float(np.maximum(r.part, r.base - split @ r.saves).sum())   # no free broker: k max(base, part)
             for i, x in zip(c, split):
                 full = np.zeros(self.n, dtype=np.int64)
                 full[r.free] = x
