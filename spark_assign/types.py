@@ -10,7 +10,7 @@ from typing import List, Tuple
 
 import pyarrow as pa
 
-__all__ = ["ARROW_TYPES", "arrow_schema", "spark_ddl"]
+__all__ = ["ARROW_TYPES", "DELTA_PRIMITIVES", "arrow_schema", "spark_ddl"]
 
 #: Arrow type of each DDL type name the schemas use.
 ARROW_TYPES = {"string": pa.string(), "int": pa.int32(), "bigint": pa.int64(), "boolean": pa.bool_(),
@@ -18,6 +18,10 @@ ARROW_TYPES = {"string": pa.string(), "int": pa.int32(), "bigint": pa.int64(), "
                "binary": pa.binary(),
                "array<int>": pa.list_(pa.int32()), "array<array<string>>": pa.list_(pa.list_(pa.string())),
                "array<double>": pa.list_(pa.float64())}
+
+#: The Delta protocol's name of each primitive DDL type name (``PrimitiveType`` of delta-rs).
+DELTA_PRIMITIVES = {"string": "string", "int": "integer", "bigint": "long", "boolean": "boolean",
+                    "tinyint": "byte", "double": "double", "timestamp": "timestamp", "binary": "binary"}
 
 
 def arrow_schema(columns: List[Tuple[str, str]]) -> pa.Schema:

@@ -179,8 +179,8 @@ def test_a_dict_of_weights_gives_the_rows_of_the_same_weights_as_a_dataframe(spa
 
 
 def _format_1_table(path, rows: pa.Table):
-    """A state table as format 1 wrote it: no weight column, a rebalance commit naming no heads."""
-    old = arrow_schema([c for c in TABLE_COLUMNS if c[0] != "weight"])
+    """A state table as format 1 wrote it: no weight or members column, a rebalance commit naming no heads."""
+    old = arrow_schema([c for c in TABLE_COLUMNS if c[0] not in ("weight", "members")])
     DeltaTable.create(path, old, partition_by=["commit_version"], raise_if_key_not_exists=False,
                       configuration={"spark_assign.format": "1"})
     write_deltalake(path, rows.select(old.names).cast(old), partition_by=["commit_version"], mode="append")

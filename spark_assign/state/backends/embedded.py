@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Tupl
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ...types import DELTA_PRIMITIVES
 from ...errors import CommitConflict, InvalidInputError, StateTableError
 from ..backend import Snapshot, Staged, commit_entry
 from .damage import log_error
@@ -152,7 +153,8 @@ class EmbeddedBackend:
         from deltalake.exceptions import CommitFailedError
         from deltalake.schema import Field, PrimitiveType
 
-        fields = [Field(name, PrimitiveType(kind), nullable=True) for name, kind in self.missing_columns(snap)]
+        fields = [Field(name, PrimitiveType(DELTA_PRIMITIVES[kind]), nullable=True)
+                  for name, kind in self.missing_columns(snap)]
         props = CommitProperties(max_commit_retries=0, custom_metadata={
             k: v if isinstance(v, str) else json.dumps(v) for k, v in metadata.items()})
         try:
