@@ -92,6 +92,8 @@ REPLICA_STATE_COLUMNS: List[Tuple[str, str]] = [
     ("method", "string"),               # the placement method that computed the row
     ("committed_at", "timestamp"),      # UTC
     ("input_fingerprint", "string"),    # of the cluster's inputs, for incremental rebalances
+    ("stage", "int"),                   # a staged plan: this generation's stage, 1, 2, ... (null: not staged)
+    ("stages_left", "int"),             # a staged plan: the stages still planned after this one (0: done)
 ]
 
 

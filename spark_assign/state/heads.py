@@ -112,7 +112,7 @@ def _scan(backend: StateBackend, snap: Snapshot) -> DataFrame:
     kind = backend.kind
     rows = backend.read(snap)
     latest = rows.groupBy(kind.key).agg(F.max("generation").alias("generation"))
-    pending = F.max(F.col(kind.owner_column).isNull()) if kind.owner_column else F.lit(False)
+    pending = kind.pending.spark() if kind.pending else F.lit(False)
     return (rows.join(latest, [kind.key, "generation"], "left_semi")
             .groupBy(kind.key).agg(F.max("generation").alias("generation"),
                                    F.max(PARTITION_COLUMN).alias(PARTITION_COLUMN),

@@ -37,7 +37,9 @@ Formats: an assignment table of format ``1`` has no ``weight`` column; ``2`` add
 in that generation, for load-aware strategies and load reports); ``3`` adds
 ``members`` (the group's subscribed members in that generation, those owning
 nothing included, so that every reader counts a group's members and spread
-as the rebalance that wrote it did). Tables of an older format are read as
+as the rebalance that wrote it did). A replica table of format ``4`` adds
+``stage`` and ``stages_left`` (a staged rebalance's progress, see
+:mod:`.replicas.staging`); older replica tables lack them. Tables of an older format are read as
 they are (a column they lack reads as null); the first rebalance on one adds
 the columns of :data:`ADDED_COLUMNS` in a commit of its own (operation
 ``upgrade``, which, like a prune, keeps the heads of the version before), then
@@ -60,6 +62,7 @@ __all__ = [
     "TableKind", "ASSIGNMENTS", "REPLICAS", "TABLE_COLUMNS", "PARTITION_COLUMN", "HEADS_DIR", "HEADS_COLUMNS",
     "FORMAT_VERSION", "APP_ID", "arrow_schema", "spark_ddl", "heads_ddl", "heads_path", "heads_name",
     "FILE_ORDER", "local_path", "local_dir", "in_files", "check_new_table_folder", "ADDED_COLUMNS", "KEEPS_HEADS",
+    "REPLICA_ADDED_COLUMNS", "Pending",
 ]
 
 PARTITION_COLUMN = "commit_version"
@@ -76,11 +79,13 @@ HEADS_COLUMNS: List[Tuple[str, str]] = [
     ("empty", "boolean"),              # the latest generation has no partitions (its topics are gone)
 ]
 #: Written into the table properties and every commit's metadata.
-FORMAT_VERSION = "3"
+FORMAT_VERSION = "4"
 #: Columns added to the assignment table after format 1, with the format that added them: a
 #: table may lack them until its first rebalance under this format upgrades it (see the module
 #: docstring). A replica table's columns are the same in both formats.
 ADDED_COLUMNS = {"weight": "2", "members": "3"}
+#: Columns added to the replica table after format 3, with the format that added them.
+REPLICA_ADDED_COLUMNS = {"stage": "4", "stages_left": "4"}
 #: Operations of spark-assign commits that change no group's head: the heads of such a version
 #: are those of the version before.
 KEEPS_HEADS = ("prune", "upgrade")
@@ -98,13 +103,43 @@ def _heads_columns(key: str) -> List[Tuple[str, str]]:
 
 
 @dataclass(frozen=True)
+class Pending:
+    """Which rows leave their unit *pending*: its next rebalance recomputes it whatever its input
+    (the heads' ``pending``). A row is pending when ``column`` is null (``when_null``: a
+    consumer group's partition in a cooperative transfer has no owner yet) or above 0 (else: a
+    replica plan with stages left).
+
+    Example::
+
+        REPLICAS.pending.arrow(rows)          # per row: stages_left > 0
+    """
+
+    column: str
+    when_null: bool
+
+    def spark(self):
+        """The unit's flag, as an aggregate over its rows (a Spark column)."""
+        from pyspark.sql import functions as F
+
+        c = F.col(self.column)
+        return F.max(c.isNull() if self.when_null else F.coalesce(c > 0, F.lit(False)))
+
+    def arrow(self, rows: pa.Table) -> pa.Array:
+        """Per row of ``rows``, whether it is pending (an Arrow boolean array)."""
+        import pyarrow.compute as pc
+
+        c = rows.column(self.column)
+        return pc.is_null(c) if self.when_null else pc.fill_null(pc.greater(c, 0), False)
+
+
+@dataclass(frozen=True)
 class TableKind:
     """What a state table holds, for the code its two kinds share (backends, heads, plan, loop).
 
     ``state_columns``: the rows' columns before ``commit_version``; ``key``: the column naming
     the unit that has generations (``group_id``, ``cluster_id``); ``strategy_column``: what
-    computed a row; ``owner_column``: a column whose null marks a pending cooperative transfer
-    (None: never pending); ``statuses``: the values of ``status``; ``file_order``: the sort of
+    computed a row; ``pending``: which rows leave their unit pending (None: never);
+    ``statuses``: the values of ``status``; ``file_order``: the sort of
     the rows within a data file; ``stat_columns``: columns with min/max statistics in the log.
 
     Example::
@@ -116,7 +151,7 @@ class TableKind:
     state_columns: Tuple[Tuple[str, str], ...]
     key: str
     strategy_column: str
-    owner_column: Optional[str]
+    pending: Optional[Pending]
     statuses: Tuple[str, ...]
     file_order: Tuple[str, ...]
     stat_columns: Tuple[str, ...]
@@ -176,16 +211,18 @@ class TableKind:
 
 #: Consumer-group assignments (``AssignmentTable``): one row per partition per group per generation.
 ASSIGNMENTS = TableKind(
-    "assignments", tuple(STATE_COLUMNS), "group_id", "strategy", "member_id", STATUSES, FILE_ORDER,
+    "assignments", tuple(STATE_COLUMNS), "group_id", "strategy", Pending("member_id", when_null=True), STATUSES,
+    FILE_ORDER,
     ("group_id", "generation", "member_id", "topic", "partition", "status"),
     "spark-assign: Kafka partition assignments, one row per partition per group per generation",
     tuple(ADDED_COLUMNS))
 #: Replica placements (``ReplicaTable``): one row per replica per cluster per generation.
 REPLICAS = TableKind(
-    "replicas", tuple(REPLICA_STATE_COLUMNS), "cluster_id", "method", None, REPLICA_STATUSES,
-    ("cluster_id", "generation", "topic", "partition", "replica_index"),
+    "replicas", tuple(REPLICA_STATE_COLUMNS), "cluster_id", "method", Pending("stages_left", when_null=False),
+    REPLICA_STATUSES, ("cluster_id", "generation", "topic", "partition", "replica_index"),
     ("cluster_id", "generation", "topic", "partition", "broker_id", "status"),
-    "spark-assign: Kafka replica placements, one row per replica per cluster per generation")
+    "spark-assign: Kafka replica placements, one row per replica per cluster per generation",
+    tuple(REPLICA_ADDED_COLUMNS))
 
 
 def arrow_schema(columns: List[Tuple[str, str]] = TABLE_COLUMNS) -> pa.Schema:

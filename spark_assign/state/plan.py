@@ -132,24 +132,24 @@ class Outcome:
 
     def add_arrow(self, rows: pa.Table, kind: TableKind = ASSIGNMENTS) -> None:
         """Add rows of a state table of ``kind``: per unit its generation and whether a row has
-        no owner (a pending transfer; never for a kind without ``owner_column``), and rows per status."""
-        owner = kind.owner_column
-        aggregates: List[tuple] = [("generation", "max")]
-        if owner is not None:
-            aggregates.append((owner, "count", pc.CountOptions(mode="only_null")))
-        per_unit = rows.group_by(kind.key).aggregate(aggregates)
-        unowned = per_unit.column(f"{owner}_count").to_pylist() if owner is not None else [0] * per_unit.num_rows
-        groups = {g: (gen, n > 0) for g, gen, n in zip(
-            per_unit.column(kind.key).to_pylist(), per_unit.column("generation_max").to_pylist(), unowned)}
+        is pending (:class:`~.layout.Pending`: a transfer, stages left; never for a kind without
+        one), and rows per status."""
+        flags = kind.pending.arrow(rows) if kind.pending else pa.array(np.zeros(rows.num_rows, dtype=bool))
+        per_unit = (pa.table({"key": rows.column(kind.key), "generation": rows.column("generation"), "p": flags})
+                    .group_by("key").aggregate([("generation", "max"), ("p", "any")]))
+        groups = {g: (gen, bool(p)) for g, gen, p in zip(
+            per_unit.column("key").to_pylist(), per_unit.column("generation_max").to_pylist(),
+            per_unit.column("p_any").to_pylist())}
         counts = pc.value_counts(rows.column("status"))
         self.add(groups, dict(zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist())))
 
 
 def changed_units(rows: DataFrame, heads: DataFrame, salt: str, force: bool, also_changed: str = "false",
-                  key: str = "group_id") -> Plan:
+                  key: str = "group_id", recompute: Optional[DataFrame] = None) -> Plan:
     """The units (groups, clusters) to recompute: new ones, those whose fingerprint changed,
     those for which ``also_changed`` (SQL over the head's ``_pending``, ``_strategy``) holds,
-    or all when ``force``.
+    those ``recompute`` lists (rows of ``key``; units it lists that have no input rows are
+    not units), or all when ``force``.
 
     ``rows``: one row per input row of a unit: ``key``, ``_text`` (the row's fields as text),
     ``_n`` (rows it adds to the unit's next generation, an upper bound is fine),
@@ -173,17 +173,25 @@ def changed_units(rows: DataFrame, heads: DataFrame, salt: str, force: bool, als
         key, "_n", "_missing", "_odd_generation",
         *[f"{half.format(f'xxhash64({seed}, _text)')} AS {lane}" for (seed, half), lane in zip(_HALVES, _LANES)],
         *[f"CAST(NULL AS {t}) AS {n}" for n, t in _HEAD])
+    inputs = inputs.withColumn("_recompute", F.lit(None).cast("boolean"))
     held = heads.selectExpr(key, "CAST(NULL AS int) AS _n", "CAST(NULL AS string) AS _missing",
                             "CAST(NULL AS int) AS _odd_generation",
                             *[f"CAST(NULL AS bigint) AS {lane}" for lane in _LANES],
-                            *[f"`{c}` AS {n}" for (n, _), c in zip(_HEAD, _HEAD_SOURCES)])
+                            *[f"`{c}` AS {n}" for (n, _), c in zip(_HEAD, _HEAD_SOURCES)],
+                            "CAST(NULL AS boolean) AS _recompute")
+    units = inputs.unionByName(held)
+    if recompute is not None:               # marker rows: no hash lanes, so they leave fingerprints alone
+        units = units.unionByName(recompute.selectExpr(
+            key, "CAST(NULL AS int) AS _n", "CAST(NULL AS string) AS _missing", "CAST(NULL AS int) AS _odd_generation",
+            *[f"CAST(NULL AS bigint) AS {lane}" for lane in _LANES], *[f"CAST(NULL AS {t}) AS {n}" for n, t in _HEAD],
+            "true AS _recompute"))
     sums = ", ".join([f"sum({lane})" for lane in _LANES] + [f"count({_LANES[0]})"])
-    groups = inputs.unionByName(held).groupBy(key).agg(*[F.expr(e) for e in [
+    groups = units.groupBy(key).agg(*[F.expr(e) for e in [
         f"count({_LANES[0]}) AS _rows",
         f"sha2(concat_ws(':', {sql_string(salt)}, {sums}), 256) AS input_fingerprint",
         "coalesce(sum(_n), 0) AS partitions",
         "max(_missing) AS _missing", "max(_odd_generation) AS _odd_generation",
-        *[f"max({n}) AS {n}" for n, _ in _HEAD]]])
+        *[f"max({n}) AS {n}" for n, _ in _HEAD], "max(_recompute) AS _recompute"]])
     observed = Observation("spark_assign_plan")
     figures = [F.expr("count(1) AS groups"), F.expr("count(_missing) AS missing_groups"),
                F.expr("slice(array_sort(collect_set(_missing)), 1, 5) AS missing_topics"),
@@ -191,7 +199,8 @@ def changed_units(rows: DataFrame, heads: DataFrame, salt: str, force: bool, als
     groups = groups.where("_rows > 0")
     counted = groups
     groups = groups.observe(observed, *figures)
-    changed = f"{str(bool(force)).lower()} OR _fp IS NULL OR _fp != input_fingerprint OR {also_changed}"
+    changed = (f"{str(bool(force)).lower()} OR _fp IS NULL OR _fp != input_fingerprint OR {also_changed} "
+               "OR coalesce(_recompute, false)")
     found = groups.where(f"coalesce({changed}, true)").select(
         key, "input_fingerprint", "partitions", "_generation", "_commit", "_fp", "_empty").collect()
     out: Dict[str, ChangedGroup] = {}
@@ -305,7 +314,7 @@ def with_unit_values(df: DataFrame, values: Mapping[str, object], name: str, sql
 def outcome_of(rows: DataFrame, kind: TableKind = ASSIGNMENTS) -> Outcome:
     """The :class:`Outcome` of ``rows`` (of a table of ``kind``) computed by Spark (for engines
     whose writers do not report it)."""
-    pending = F.max(F.col(kind.owner_column).isNull()) if kind.owner_column else F.lit(False)
+    pending = kind.pending.spark() if kind.pending else F.lit(False)
     per_unit = rows.groupBy(kind.key).agg(
         F.max("generation").alias("generation"), pending.alias("pending"),
         *[F.sum((F.col("status") == s).cast("long")).alias(s) for s in kind.statuses]).collect()

@@ -25,6 +25,7 @@ cluster (``cluster_id``); its rows are those of
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple, cast
@@ -36,7 +37,8 @@ from pyspark.sql import functions as F
 from ...core.replicas.api import get_replica_method
 from ...errors import InvalidInputError
 from ...progress import Stages
-from ...spark.replicas.dataframe import check_options
+from ...spark.inputs import check_columns
+from ...spark.replicas.dataframe import PREVIOUS_PLACEMENT_COLUMNS, check_options
 from ..backend import Snapshot
 from ..generation_table import REBALANCE_STAGES, Computed, GenerationTable, Rebalance, check_loop_arguments, data_errors
 from ..heads import heads_at
@@ -44,6 +46,7 @@ from ..layout import PARTITION_COLUMN, REPLICAS
 from ..plan import (FIELD_SEP, NULL_MARK, Outcome, Plan, changed_units, only_groups, only_heads, warn_about_input,
                    with_fingerprints, with_unit_values)
 from .compute import PREVIOUS_COLUMNS, PlacementSettings, figures, placement
+from .staging import StageOptions, first_stage, unstaged
 
 __all__ = ["ReplicaTable", "replica_lists", "changed_partitions", "LOCAL_ROWS"]
 
@@ -69,6 +72,10 @@ class _Request:
     dry_run: bool = False
     #: The shared loop's application transaction: ReplicaTable.rebalance offers none yet.
     transaction: Optional[Tuple[str, int]] = None
+    #: A staged rebalance's limits (None: each plan in one generation).
+    stages: Optional[StageOptions] = None
+    #: The clusters' real placement (``PREVIOUS_COLUMNS``), where the table's may be stale.
+    current: Optional[DataFrame] = None
 
 
 class ReplicaTable(GenerationTable):
@@ -94,7 +101,9 @@ class ReplicaTable(GenerationTable):
                   method: str = "striped", reassign: Optional[str] = "sticky", seed: int = 0,
                   start_index: Optional[int] = None, rack_aware: Optional[str] = None,
                   num_files: Optional[int] = None, max_attempts: int = 5, force: bool = False,
-                  dry_run: bool = False) -> Rebalance:
+                  dry_run: bool = False, max_moves_per_broker: Optional[int] = None,
+                  max_bytes_per_stage: Optional[int] = None, sizes: Optional[DataFrame] = None,
+                  current: Optional[DataFrame] = None) -> Rebalance:
         """Compute and commit the next placement of every cluster whose topics, brokers or settings changed.
 
         Example::
@@ -129,16 +138,36 @@ class ReplicaTable(GenerationTable):
             Recompute every cluster, changed or not.
         dry_run:
             Return the rows and summary a commit would write, and write nothing (``version`` None).
+        max_moves_per_broker:
+            Stage the plans (:mod:`.staging`): each changed cluster's generation is the first
+            stage of its way to the balanced placement, with at most this many replicas gained or
+            lost per broker (Cruise Control's default is 5); a cluster with stages left is
+            recomputed by the next rebalance, whose generation is its next stage. None (the
+            default): each plan in one generation (and a pending plan is completed).
+        max_bytes_per_stage:
+            With ``max_moves_per_broker``: at most this many bytes copied per stage (needs ``sizes``).
+        sizes:
+            With ``max_moves_per_broker``: partition sizes, rows of ``topic``, ``partition``,
+            ``size_bytes`` (and ``cluster_id``), as ``kafka-log-dirs --describe`` reports them.
+        current:
+            The clusters' real placement now, rows of ``topic``, ``partition``,
+            ``replica_index``, ``broker_id`` (and ``cluster_id``), for instance after a staged
+            plan was interrupted or a stage was executed only in part. A cluster it lists is
+            recomputed from it when it differs from the table's latest generation (and planned
+            from it when the table has none); a staged plan then starts again at stage 1.
 
         Returns
         -------
         Rebalance
             The new rows, the committed version (None when nothing changed) and ``summary``:
             ``clusters_recomputed``, ``clusters_unchanged``, ``replicas_new``, ``replicas_kept``,
-            ``replicas_moved``, ``leaders_changed``, ``lower_bound``, ``attempts``, ``warnings``.
+            ``replicas_moved``, ``leaders_changed``, ``lower_bound``, ``attempts``, ``warnings``;
+            a staged rebalance adds ``clusters_with_stages_left``.
         """
         request = self._request(topics, brokers, replication_factor, method, reassign, seed, start_index,
                                 rack_aware, num_files, max_attempts, force, dry_run)
+        keyed = KEY in topics.columns or KEY in brokers.columns
+        request = self._staging(request, keyed, max_moves_per_broker, max_bytes_per_stage, sizes, current)
         with Stages(f"rebalance {self.location}", REBALANCE_STAGES) as stages:
             return self._generations(request, stages)
 
@@ -165,8 +194,31 @@ class ReplicaTable(GenerationTable):
         settings.check(topics, brokers)                        # schemas and arguments, no job
         return _Request(topics, brokers, settings, num_files, max_attempts, force, dry_run)
 
+    def _staging(self, request: _Request, keyed: bool, max_moves_per_broker: object, max_bytes_per_stage: object,
+                 sizes: object, current: object) -> _Request:
+        """``request`` with the checked stage options and current placement; ``keyed``: the
+        topics or brokers name their clusters, so ``sizes`` and ``current`` must too."""
+        options = StageOptions.of(max_moves_per_broker, max_bytes_per_stage, sizes)
+        given = [("sizes", options.sizes)] if options is not None and options.sizes is not None else []
+        if current is not None:
+            if not isinstance(current, DataFrame):
+                raise InvalidInputError(f"current must be a DataFrame, got {type(current).__name__}",
+                                        column="current")
+            check_columns(current, "current", PREVIOUS_PLACEMENT_COLUMNS)
+            given.append(("current", current))
+        for name, frame in given:
+            if keyed != (KEY in frame.columns):
+                raise InvalidInputError(f"{name} {'lacks' if keyed else 'has'} {KEY}, and the topics and brokers "
+                                        f"{'have one' if keyed else 'have none'}", column=KEY)
+        if current is not None and not keyed:
+            current = current.withColumn(KEY, F.lit("default"))
+        return dataclasses.replace(request, stages=options,
+                                   current=None if current is None else current.select(*PREVIOUS_COLUMNS))
+
     def _plan(self, request: _Request, heads: DataFrame, snap: Optional[Snapshot]) -> Plan:
-        """Fingerprints of the clusters' topic and broker rows (see :func:`.plan.changed_units`)."""
+        """Fingerprints of the clusters' topic and broker rows (see :func:`.plan.changed_units`);
+        a cluster with stages left is recomputed, and so is one whose ``current`` placement differs
+        from its latest generation."""
         t, b = set(request.topics.columns), set(request.brokers.columns)
         rf = "CAST(replication_factor AS bigint)" if "replication_factor" in t else "CAST(NULL AS bigint)"
         if request.settings.replication_factor is not None:
@@ -185,7 +237,19 @@ class ReplicaTable(GenerationTable):
             KEY, f"concat_ws('{FIELD_SEP}', 'broker', {', '.join(broker_text)}) AS _text", "CAST(0 AS bigint) AS _n",
             "CAST(NULL AS string) AS _missing", "CAST(NULL AS int) AS _odd_generation")
         return changed_units(topic_rows.unionByName(broker_rows), heads, request.settings.salt(), request.force,
-                             key=KEY)
+                             also_changed="coalesce(_pending, false)", key=KEY,
+                             recompute=self._differs(request.current, heads, snap))
+
+    def _differs(self, current: Optional[DataFrame], heads: DataFrame,
+                 snap: Optional[Snapshot]) -> Optional[DataFrame]:
+        """The clusters of ``current`` whose placement is not their latest generation's (lazy)."""
+        if current is None:
+            return None
+        if snap is None:
+            return current.select(KEY).distinct()
+        latest = self._latest_rows(snap, heads).select(*PREVIOUS_COLUMNS).join(
+            current.select(KEY).distinct(), KEY, "left_semi")
+        return current.subtract(latest).select(KEY).unionByName(latest.subtract(current).select(KEY)).distinct()
 
     def _warn(self, todo: Plan) -> int:
         return warn_about_input(todo, self.location, source="topics and brokers")
@@ -197,10 +261,17 @@ class ReplicaTable(GenerationTable):
         ids = list(todo.changed)
         topics, brokers = (df if todo.everything else only_groups(df, todo, ids, KEY)
                            for df in (request.topics, request.brokers))
-        previous = self._previous(snap, todo, ids)
+        previous = self._previous(snap, todo, ids, request.current, brokers)
         small = todo.rows <= LOCAL_ROWS
         tasks = 1 if small else self._parts_for(todo.rows, ROWS_PER_TASK)
         placed = placement(topics, brokers, previous, request.settings, tasks)
+        if request.stages is None:
+            placed = unstaged(placed)
+        else:
+            sizes = request.stages.sizes
+            options = request.stages if sizes is None or todo.everything else \
+                dataclasses.replace(request.stages, sizes=only_groups(sizes, todo, ids, KEY))
+            placed = first_stage(placed, previous, options)
         generations = {g: (c.generation or 0) + 1 for g, c in todo.changed.items()}
         now = datetime.datetime.now(datetime.timezone.utc)
         rows = (with_unit_values(with_fingerprints(placed, todo, ids, KEY), generations, "generation", "int", KEY)
@@ -209,17 +280,37 @@ class ReplicaTable(GenerationTable):
                 .select(*self.kind.names))
         with data_errors():
             done: "pa.Table | DataFrame" = rows.toArrow().cast(self.kind.arrow()) if small else rows.localCheckpoint()
-        return Computed(done, figures(done, topics, brokers, previous, request.settings))
+        found = figures(done, topics, brokers, previous, request.settings)
+        if request.stages is not None:
+            found["staged"] = 1
+        return Computed(done, found)
 
-    def _previous(self, snap: Optional[Snapshot], todo: Plan, ids: List[str]) -> Optional[DataFrame]:
-        """The latest generation of the clusters ``ids``, read from the partitions holding it
-        (None when none has one)."""
+    def _previous(self, snap: Optional[Snapshot], todo: Plan, ids: List[str], current: Optional[DataFrame],
+                  brokers: DataFrame) -> Optional[DataFrame]:
+        """The placement the clusters ``ids`` are in (None when none has one), in the columns a
+        staged pass reads (:mod:`.staging`): their ``current`` rows where given (``rack`` of
+        the brokers, ``method`` unknown, no stage), else their latest generation, read from the
+        partitions holding it."""
+        columns = PREVIOUS_COLUMNS + ["rack", "method", "stage", "stages_left"]
+        found: List[DataFrame] = []
+        if current is not None:
+            mine = current if todo.everything else only_groups(current, todo, ids, KEY)
+            racks = brokers.select(KEY, "broker_id", "rack") if "rack" in brokers.columns else \
+                brokers.select(KEY, "broker_id", F.lit(None).cast("string").alias("rack"))
+            found.append(mine.join(racks.dropDuplicates([KEY, "broker_id"]), [KEY, "broker_id"], "left")
+                         .select(*PREVIOUS_COLUMNS, F.col("rack").cast("string"),
+                                 F.lit(None).cast("string").alias("method"), F.lit(None).cast("int").alias("stage"),
+                                 F.lit(None).cast("int").alias("stages_left")))
         heads = todo.latest(ids)
-        if not heads:
+        if heads:
+            versions = sorted({cast(int, todo.changed[g].commit_version) for g in heads})
+            rows = only_heads(self._backend.read(cast(Snapshot, snap), commit_versions=versions), todo, ids, KEY)
+            if current is not None:
+                rows = rows.join(current.select(KEY).distinct(), KEY, "left_anti")
+            found.append(rows.select(*columns))
+        if not found:
             return None
-        versions = sorted({cast(int, todo.changed[g].commit_version) for g in heads})
-        rows = self._backend.read(cast(Snapshot, snap), commit_versions=versions)
-        return only_heads(rows, todo, ids, KEY).select(*PREVIOUS_COLUMNS)
+        return found[0] if len(found) == 1 else found[0].unionByName(found[1])
 
     def _summary(self, todo: Plan, attempt: int, warned: int, outcome: Optional[Outcome] = None,
                  figures: Optional[Dict[str, int]] = None) -> Dict[str, int]:
@@ -227,13 +318,20 @@ class ReplicaTable(GenerationTable):
             return {"clusters_recomputed": 0, "clusters_unchanged": todo.groups, "attempts": attempt,
                     "warnings": warned}
         counts, extra = outcome.counts, figures or {}
-        return {"clusters_recomputed": len(todo.changed), "clusters_unchanged": todo.groups - len(todo.changed),
-                "replicas_new": counts["new"], "replicas_kept": counts["kept"], "replicas_moved": counts["moved"],
-                "leaders_changed": extra.get("leaders_changed", 0), "lower_bound": extra.get("lower_bound", 0),
-                "attempts": attempt, "warnings": warned}
+        summary = {"clusters_recomputed": len(todo.changed), "clusters_unchanged": todo.groups - len(todo.changed),
+                   "replicas_new": counts["new"], "replicas_kept": counts["kept"], "replicas_moved": counts["moved"],
+                   "leaders_changed": extra.get("leaders_changed", 0), "lower_bound": extra.get("lower_bound", 0),
+                   "attempts": attempt, "warnings": warned}
+        if extra.get("staged"):
+            summary["clusters_with_stages_left"] = sum(1 for _, pending in outcome.groups.values() if pending)
+        return summary
 
     def _commit_info(self, request: _Request) -> Dict[str, object]:
-        return {"method": request.settings.method, "reassign": request.settings.reassign}
+        info: Dict[str, object] = {"method": request.settings.method, "reassign": request.settings.reassign}
+        if request.stages is not None:
+            info.update(max_moves_per_broker=request.stages.max_moves_per_broker,
+                        max_bytes_per_stage=request.stages.max_bytes_per_stage)
+        return info
 
     def _heads_strategy(self, request: _Request) -> str:
         return request.settings.method
