@@ -17,7 +17,10 @@ The stages, on dense broker numbers (usable brokers, ascending id):
 4. **leaders** (:func:`~.leaders.balance_leaders`, all partitions together): the
    previous leader stays first where kept, then leaderships move within
    partitions (reordering, no data moved) only where that makes the cluster's
-   leader counts more even; they end as even as the replica sets allow.
+   leader counts more even; they end as even as the replica sets allow. Where
+   those sets leave leader counts 2 apart (a replication factor of 1 fixes
+   leaders), :func:`~.leaders.open_leader_paths` changes where moved replicas
+   go, within every topic's and broker's floor and ceiling, never how many move.
 
 A second run on the output moves nothing and changes no leader: the output's
 counts are targets of cost zero, the only ones (stage 2), and no leader move can
@@ -52,11 +55,11 @@ import numpy as np
 
 from ...errors import InvalidInputError
 from .goals import GoalSearch
-from .leaders import balance_leaders
+from .leaders import balance_leaders, open_leader_paths
 from .loads import GoalRow, LoadOptions, RackBounds, broker_state, goal_report, goals_of, load_model
 from .model import Broker, PlacementBlock
 from .sticky import check_previous, dense_previous, fill_to_targets, keep_valid
-from .targets import RackLayout, rack_layout
+from .targets import RackLayout, broker_levels, floor_ceil, rack_layout
 from .transport import ClusterTargets, TopicCounts, cluster_targets
 
 __all__ = ["ClusterPlan", "place_sticky_cluster", "cluster_moves_bound"]
@@ -121,6 +124,9 @@ def place_sticky_cluster(brokers: Sequence[Broker], counts: np.ndarray, factors:
     ids = topics[0].layout.ids if topics else np.zeros(0, dtype=np.int64)
     flat = _Flat(placed, topics)
     balance_leaders(flat.m, flat.leader, len(ids), improve=filled)               # stage 4
+    if filled and len(ids) and np.ptp(np.bincount(flat.m[:, 0], minlength=len(ids))) > 1:
+        open_leader_paths(flat.m, flat.prev, flat.topic, topics[0].layout.rack_of, _topic_bounds(topics),
+                          (targets.broker_floor, targets.broker_ceil), len(ids))        # stage 4, no path left
     report: List[GoalRow] = []
     actions = 0
     if loads is not None and len(ids):                                            # stage 5
@@ -215,6 +221,12 @@ def _fill(kept: List[np.ndarray], topics: Sequence[TopicCounts], targets: Sequen
             value = done[key] = fill_to_targets(k, t.prev, t.layout, t.replication_factor, target)
         out.append(value)
     return out
+
+
+def _topic_bounds(topics: Sequence[TopicCounts]) -> Tuple[np.ndarray, np.ndarray]:
+    """Per topic (rows) and broker, the floor and ceiling of its level (its balanced counts)."""
+    pairs = [floor_ceil(broker_levels(t.layout, t.partitions, t.replication_factor)) for t in topics]
+    return np.stack([lo for lo, _ in pairs]), np.stack([hi for _, hi in pairs])
 
 
 def _checked(before: Optional[np.ndarray], count: int, name: str) -> np.ndarray:

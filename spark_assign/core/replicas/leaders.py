@@ -16,6 +16,17 @@ level between the fewest and the most leaders. When no such path is left no
 measure of spread can improve (a balanced orientation: max and min are both
 optimal), which is also why a second run keeps every leader: a fixed goal per
 broker could ask for swaps between brokers whose counts differ by one.
+
+The replica sets themselves can leave no such path (a replication factor of
+1 fixes its partitions' leaders, and the brokers the other partitions share
+may not connect the busiest broker to the idlest). Before giving up,
+:func:`open_leader_paths` changes which replicas this plan moves go where,
+never how many: :func:`exchange_for_leaders` swaps two of them between two
+partitions of one topic (no topic's or broker's count changes), and
+:func:`relocate_for_leaders` puts a moved leader on an idler broker of its
+rack where the topic's and the broker's counts stay within their floor and
+ceiling (with a replication factor of 1, which broker takes a topic's
+ceiling decides leaders). Either way no move more, racks kept.
 """
 
 from __future__ import annotations
@@ -24,7 +35,8 @@ from typing import List
 
 import numpy as np
 
-__all__ = ["group_rank", "balance_leaders", "swap_positions", "augment_leaders"]
+__all__ = ["group_rank", "balance_leaders", "swap_positions", "augment_leaders", "exchange_for_leaders",
+           "relocate_for_leaders", "open_leader_paths"]
 
 
 def group_rank(keys: np.ndarray) -> np.ndarray:
@@ -221,3 +233,111 @@ def augment_leaders(m: np.ndarray, level: int, n: int) -> bool:
         swap_positions(m, part[path], col[path])
         done = True
     return done
+
+
+def exchange_for_leaders(m: np.ndarray, prev: np.ndarray, topic: np.ndarray, rack_of: np.ndarray, n: int,
+                         limit: int = 64) -> bool:
+    """In place: while two brokers' leader counts differ by 2 or more and no path joins them,
+    exchange replicas *new to their partitions* (not in ``prev``'s row) between two partitions
+    ``p``, ``q`` of one ``topic``: ``p`` (led by ``u``, leading the most) gives a new replica
+    ``b`` (a follower, or ``u`` itself) for ``q``'s new follower ``v`` (leading at least 2
+    fewer), on the same rack, neither already in the other partition; then ``v`` leads ``p``. Each exchange keeps every topic's
+    and broker's replica count, the moves and the racks of each partition, and makes the leader
+    counts more even (``u`` loses one, ``v`` gains one), so a second run, which has no new
+    replicas, keeps them. At most ``limit`` exchanges; False when none was made."""
+    made = 0
+    while made < limit:
+        counts = np.bincount(m[:, 0], minlength=n)
+        if counts.max() - counts.min() <= 1 or m.shape[1] < 2:
+            break
+        new = (m >= 0) & ~(m[:, :, None] == prev[:, None, :]).any(axis=2)
+        found = _exchange(m, new, topic, rack_of, counts)
+        if found is None:
+            break
+        p, c, q, d = found
+        m[p, c], m[q, d] = m[q, d], m[p, c]
+        swap_positions(m, np.array([p]), np.array([c]))      # c = 0: v took u's place, already first
+        made += 1
+        while True:                                       # the paths the exchange opened
+            counts = np.bincount(m[:, 0], minlength=n)
+            if not any(augment_leaders(m, level, n) for level in range(int(counts.min()) + 1, int(counts.max()))):
+                break
+    return made > 0
+
+
+def _exchange(m: np.ndarray, new: np.ndarray, topic: np.ndarray, rack_of: np.ndarray,
+              counts: np.ndarray) -> "tuple[int, int, int, int] | None":
+    """The first exchange (``p``, ``c``, ``q``, ``d``) of :func:`exchange_for_leaders`, busiest
+    leaders first, then the idlest takers; None when there is none."""
+    p_rows, p_cols = np.nonzero(new & (counts[m[:, :1]] >= counts.min() + 2))
+    if not len(p_rows):
+        return None
+    q_rows, q_cols = np.nonzero(new[:, 1:])          # v follows in q: q keeps its leader
+    q_cols = q_cols + 1
+    for i in np.argsort(-counts[m[p_rows, 0]], kind="stable").tolist():
+        p, c = int(p_rows[i]), int(p_cols[i])
+        u, b = int(m[p, 0]), int(m[p, c])
+        v = m[q_rows, q_cols]
+        ok = (topic[q_rows] == topic[p]) & (counts[v] <= counts[u] - 2) & (rack_of[v] == rack_of[b]) \
+            & ~(m[p][None, :] == v[:, None]).any(axis=1) & ~(m[q_rows] == b).any(axis=1)
+        if ok.any():
+            j = np.flatnonzero(ok)[np.argmin(counts[v[ok]])]
+            return p, c, int(q_rows[j]), int(q_cols[j])
+    return None
+
+
+def relocate_for_leaders(m: np.ndarray, prev: np.ndarray, topic: np.ndarray, rack_of: np.ndarray,
+                         topic_bounds: "tuple[np.ndarray, np.ndarray]", broker_bounds: "tuple[np.ndarray, np.ndarray]",
+                         n: int, limit: int = 64) -> bool:
+    """In place: while two brokers' leader counts differ by 2 or more, a partition whose leader
+    ``u`` (among the busiest) is new to it takes instead a broker ``w`` of ``u``'s rack leading
+    at least 2 fewer and not in the partition, where ``u``'s and ``w``'s counts stay within the
+    topic's bounds (``topic_bounds``: per topic and broker, the floor and ceiling of its level)
+    and the cluster's (``broker_bounds``). The replica is still a move (or becomes a kept one),
+    so no move is added; a second run, which has no new replicas, keeps it. False when none."""
+    lo_t, hi_t = topic_bounds
+    lo_b, hi_b = broker_bounds
+    made = 0
+    while made < limit:
+        lead = np.bincount(m[:, 0], minlength=n)
+        if lead.max() - lead.min() <= 1:
+            break
+        cells = m >= 0
+        counts = np.zeros((len(lo_t), n), dtype=np.int64)
+        np.add.at(counts, (np.broadcast_to(topic[:, None], m.shape)[cells], m[cells]), 1)
+        total = np.bincount(m[cells], minlength=n)
+        u = m[:, 0]
+        rows = np.flatnonzero(~(m[:, :1] == prev).any(axis=1) & (lead[u] >= lead.min() + 2)
+                              & (counts[topic, u] > lo_t[topic, u]) & (total[u] > lo_b[u]))
+        if not len(rows):
+            break
+        t, u = topic[rows], u[rows]
+        fits = (lead[None, :] <= lead[u][:, None] - 2) & (rack_of[None, :] == rack_of[u][:, None]) \
+            & (counts[t] < hi_t[t]) & (total < hi_b)[None, :]
+        fits &= ~(m[rows][:, :, None] == np.arange(n)[None, None, :]).any(axis=1)
+        ok = np.flatnonzero(fits.any(axis=1))
+        if not len(ok):
+            break
+        i = ok[np.argmax(lead[u[ok]])]
+        w = np.flatnonzero(fits[i])
+        m[rows[i], 0] = w[np.argmin(lead[w])]
+        made += 1
+    return made > 0
+
+
+def open_leader_paths(m: np.ndarray, prev: np.ndarray, topic: np.ndarray, rack_of: np.ndarray,
+                      topic_bounds: "tuple[np.ndarray, np.ndarray]", broker_bounds: "tuple[np.ndarray, np.ndarray]",
+                      n: int) -> None:
+    """After :func:`balance_leaders`, in place: exchanges and relocations of moved replicas
+    (module docstring) while leader counts differ by 2 or more, each followed by the paths it
+    opened. Nothing is done (or computed) when the leaders are already within 1."""
+    for _ in range(8):
+        lead = np.bincount(m[:, 0], minlength=n)
+        if lead.max() - lead.min() <= 1 or not (exchange_for_leaders(m, prev, topic, rack_of, n)
+                                                 | relocate_for_leaders(m, prev, topic, rack_of, topic_bounds,
+                                                                        broker_bounds, n)):
+            return
+        while True:
+            lead = np.bincount(m[:, 0], minlength=n)
+            if not any(augment_leaders(m, level, n) for level in range(int(lead.min()) + 1, int(lead.max()))):
+                break

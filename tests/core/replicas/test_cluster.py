@@ -103,6 +103,21 @@ def test_place_topics_plans_sticky_for_the_cluster_and_names_the_topic_at_fault(
     assert e.value.column == "previous" and e.value.rows == [0]
 
 
+def test_leaders_even_where_the_filled_replica_sets_left_no_path():
+    """Found by the property below: 23 partitions of RF 1 fix most leaders, and the replica sets
+    stage 3 filled for the RF 2 topic joined no busy broker to broker 7001 (leaders 5 and 3).
+    Exchanging two moved replicas between two partitions of that topic opens the path."""
+    brokers = [Broker(i) for i in (7, 9, 10, 11, 7000, 7001, 7002)]
+    previous = [np.array([[0, 5], [1, 6], [2, 7], [3, 8], [4, 9]]),
+                np.array([[9], [10], [11], [0], [1], [2], [3], [4], [5], [6], [7], [8]] * 2)[:23]]
+    plan = plan_of(brokers, [("0", 5, 2), ("00", 23, 1)], previous)
+    ids = np.array([b.id for b in brokers])
+    assert np.ptp(per_broker(plan.blocks, ids, 0)) <= 1 and np.ptp(per_broker(plan.blocks, ids)) <= 1
+    assert sum(moved(b.broker_ids, p) for b, p in zip(plan.blocks, previous)) == plan.bound
+    again = plan_of(brokers, [("0", 5, 2), ("00", 23, 1)], [b.broker_ids for b in plan.blocks])
+    assert all((a.broker_ids == b.broker_ids).all() for a, b in zip(plan.blocks, again.blocks))
+
+
 @st.composite
 def cluster_changes(draw):
     """A cluster before and after a change, its topics (name, partitions, new RF) and their
