@@ -25,8 +25,8 @@ import hashlib
 import json
 import struct
 import warnings
-from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from dataclasses import dataclass, field, replace
+from typing import Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import numpy as np
 import pyarrow as pa
@@ -42,7 +42,8 @@ from .layout import ASSIGNMENTS, PARTITION_COLUMN, TableKind
 
 __all__ = ["ChangedGroup", "Plan", "Outcome", "changed_units", "outcome_of", "only_groups", "only_heads",
            "with_fingerprints", "with_unit_values", "in_groups", "warn_about_input", "ids_frame", "sql_string",
-           "fingerprints_in_driver", "LITERAL_GROUPS", "FIELD_SEP", "NULL_MARK"]
+           "fingerprints_in_driver", "unmoved", "without_groups", "without_units", "without_unmoved", "LITERAL_GROUPS", "FIELD_SEP",
+           "NULL_MARK"]
 
 
 #: Up to this many groups, selecting them is an ``IN`` list in the query plan, which Spark
@@ -348,3 +349,50 @@ def warn_about_input(todo: Plan, location: str, source: str = "subscriptions") -
             "other than -1, which count as carrying no generation, as in Kafka"), stacklevel=5)
         given += 1
     return given
+
+
+def without_units(df: DataFrame, ids: Sequence[str], key: str = "group_id") -> DataFrame:
+    """``df`` without the rows of the units ``ids``."""
+    if not ids:
+        return df
+    if len(ids) <= LITERAL_GROUPS:
+        return df.where(F.expr(f"NOT ({in_groups(ids, key)})"))
+    return df.join(F.broadcast(df.sparkSession.createDataFrame([(g,) for g in ids], f"{key} string")), key,
+                   "left_anti")
+
+
+def unmoved(rows: Union[pa.Table, DataFrame], ids: Set[str], p: Plan, key: str = "group_id") -> List[str]:
+    """The units of ``ids`` (re-planned for load) whose new rows all say ``kept``: their re-plan
+    found nothing worth moving. ``rows``: the new generation (Arrow on the driver, or Spark)."""
+    if not ids:
+        return []
+    wanted = sorted(ids)
+    if isinstance(rows, pa.Table):
+        mine = rows.filter(pc.is_in(rows.column(key), value_set=pa.array(wanted, pa.string())))
+        changed = mine.filter(pc.not_equal(mine.column("status"), "kept")).column(key)
+        return sorted(set(wanted) - set(pc.unique(changed).to_pylist()))
+    moving = only_groups(rows, p, wanted, key).where("status != 'kept'").select(key).distinct().collect()
+    return sorted(set(wanted) - {r[0] for r in moving})
+
+
+def without_groups(rows: Union[pa.Table, DataFrame], p: Plan, ids: Sequence[str],
+                   key: str = "group_id") -> Union[pa.Table, DataFrame]:
+    """``rows`` without the units ``ids``."""
+    if not ids:
+        return rows
+    if isinstance(rows, pa.Table):
+        return rows.filter(pc.invert(pc.is_in(rows.column(key), value_set=pa.array(list(ids), pa.string()))))
+    return without_units(rows, ids, key)
+
+
+def without_unmoved(rows: Union[pa.Table, DataFrame], todo: Plan,
+                    key: str = "group_id") -> "Tuple[Union[pa.Table, DataFrame], Plan, List[str]]":
+    """``rows`` and ``todo`` without the units re-planned for their load (``todo.replanned``) whose
+    re-plan moved nothing (:func:`unmoved`): they get no new generation, so a load that cannot be
+    improved writes nothing. Returns those units too."""
+    settled = unmoved(rows, set(todo.replanned), todo, key)
+    if not settled:
+        return rows, todo, []
+    gone = set(settled)
+    kept = {g: c for g, c in todo.changed.items() if g not in gone}
+    return without_groups(rows, todo, settled, key), replace(todo, changed=kept), settled

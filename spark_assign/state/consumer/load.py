@@ -20,7 +20,7 @@ assignment is now too unbalanced:
   the engine.)
 
 A re-planned group whose new generation moves nothing (the engine found no
-gain worth ``min_improvement``) is not committed (:func:`unmoved`): no new
+gain worth ``min_improvement``) is not committed (:func:`.plan.without_unmoved`): no new
 generation, no churn; the summary counts it. :func:`check_weights` checks
 every weights row before anything is written, since a group that is not
 re-planned never reaches the engine's own check.
@@ -28,21 +28,18 @@ re-planned never reaches the engine's own check.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any, Dict, List, Sequence, Set, Tuple, Union
+from typing import Any, Dict, List, Sequence, Tuple, Union
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ...core.consumer.weights import DEFAULT_MAX_COUNT_SKEW, DEFAULT_MIN_IMPROVEMENT, NULL_PARTITION, weights_from_rows
 from ...errors import InvalidInputError
-from ..plan import LITERAL_GROUPS, ChangedGroup, Plan, in_groups, only_groups
+from ..plan import ChangedGroup, Plan, without_units, without_unmoved
 
-__all__ = ["fingerprint_key", "check_weights", "load_replans", "unmoved", "without_groups", "settle", "load_counts",
-           "SLACK"]
+__all__ = ["fingerprint_key", "check_weights", "load_replans", "settle", "load_counts", "SLACK"]
 
 #: Relative slack of the criterion towards re-planning: sums of the same weights rounded in
 #: another order must not skip a group the engine would rebalance.
@@ -109,10 +106,10 @@ def load_replans(latest: DataFrame, heads: DataFrame, subscriptions: DataFrame, 
     driver. ``heads``: the table's heads (strategy, pending, generation, commit version)."""
     changed = list(todo.changed)
     keys = ["group_id", "topic", "partition"] if "group_id" in weights.columns else ["topic", "partition"]
-    held = _without(latest.where("member_id IS NOT NULL"), changed).select("group_id", "member_id", *keys[-2:])
+    held = without_units(latest.where("member_id IS NOT NULL"), changed).select("group_id", "member_id", *keys[-2:])
     rows = held.join(weights.select(*keys, "weight"), keys, "left") \
         .selectExpr("group_id", "member_id", "weight", "1 AS _partition", "0 AS _subscribed")
-    members = _without(subscriptions.where("member_id IS NOT NULL"), changed) \
+    members = without_units(subscriptions.where("member_id IS NOT NULL"), changed) \
         .selectExpr("group_id", "member_id", "CAST(NULL AS double) AS weight", "0 AS _partition", "1 AS _subscribed")
     per_member = rows.unionByName(members).groupBy("group_id", "member_id").agg(*[F.expr(e) for e in [
         "coalesce(sum(weight), 0D) AS given", "count(weight) AS n_given",
@@ -137,39 +134,6 @@ def load_replans(latest: DataFrame, heads: DataFrame, subscriptions: DataFrame, 
             if g not in todo.changed}
 
 
-def _without(df: DataFrame, ids: Sequence[str]) -> DataFrame:
-    """``df`` without the rows of the groups ``ids``."""
-    if not ids:
-        return df
-    if len(ids) <= LITERAL_GROUPS:
-        return df.where(F.expr(f"NOT ({in_groups(ids)})"))
-    return df.join(F.broadcast(df.sparkSession.createDataFrame([(g,) for g in ids], "group_id string")),
-                   "group_id", "left_anti")
-
-
-def unmoved(rows: Union[pa.Table, DataFrame], ids: Set[str], p: Plan) -> List[str]:
-    """The groups of ``ids`` (re-planned for load) whose new rows all say ``kept``: their re-plan
-    found nothing worth moving. ``rows``: the new generation (Arrow on the driver, or Spark)."""
-    if not ids:
-        return []
-    wanted = sorted(ids)
-    if isinstance(rows, pa.Table):
-        mine = rows.filter(pc.is_in(rows.column("group_id"), value_set=pa.array(wanted, pa.string())))
-        changed = mine.filter(pc.not_equal(mine.column("status"), "kept")).column("group_id")
-        return sorted(set(wanted) - set(pc.unique(changed).to_pylist()))
-    moving = only_groups(rows, p, wanted).where("status != 'kept'").select("group_id").distinct().collect()
-    return sorted(set(wanted) - {r[0] for r in moving})
-
-
-def without_groups(rows: Union[pa.Table, DataFrame], p: Plan, ids: Sequence[str]) -> Union[pa.Table, DataFrame]:
-    """``rows`` without the groups ``ids``."""
-    if not ids:
-        return rows
-    if isinstance(rows, pa.Table):
-        return rows.filter(pc.invert(pc.is_in(rows.column("group_id"), value_set=pa.array(list(ids), pa.string()))))
-    return _without(rows, ids)
-
-
 def load_counts(for_load: Sequence[str], settled: Sequence[str]) -> Dict[str, int]:
     """The summary's load counts (none without load re-plans): groups re-planned for their load, and
     of those, groups whose re-plan moved nothing (not committed)."""
@@ -178,12 +142,7 @@ def load_counts(for_load: Sequence[str], settled: Sequence[str]) -> Dict[str, in
 
 def settle(computed: Union[pa.Table, DataFrame], todo: Plan) -> Tuple[Union[pa.Table, DataFrame], Plan, Dict[str, int]]:
     """``computed`` and ``todo`` without the groups re-planned for load (``todo.replanned``) whose
-    re-plan moved nothing (:func:`.load.unmoved`): they get no new generation. Returns the
+    re-plan moved nothing (:func:`.plan.without_unmoved`): they get no new generation. Returns the
     summary's load counts too (:func:`load_counts`)."""
-    settled = unmoved(computed, set(todo.replanned), todo)
-    counts = load_counts(todo.replanned, settled)
-    if not settled:
-        return computed, todo, counts
-    gone = set(settled)
-    kept = {g: c for g, c in todo.changed.items() if g not in gone}
-    return without_groups(computed, todo, settled), replace(todo, changed=kept), counts
+    rows, narrowed, settled = without_unmoved(computed, todo)
+    return rows, narrowed, load_counts(todo.replanned, settled)
