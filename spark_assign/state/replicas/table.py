@@ -35,6 +35,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ...core.replicas.api import get_replica_method
+from ...core.replicas.loads import DEFAULT_THRESHOLD
 from ...errors import InvalidInputError
 from ...progress import Stages
 from ...spark.inputs import check_columns
@@ -44,8 +45,9 @@ from ..generation_table import REBALANCE_STAGES, Computed, GenerationTable, Reba
 from ..heads import heads_at
 from ..layout import PARTITION_COLUMN, REPLICAS
 from ..plan import (FIELD_SEP, NULL_MARK, Outcome, Plan, changed_units, only_groups, only_heads, warn_about_input,
-                   with_fingerprints, with_unit_values)
+                   with_fingerprints, with_unit_values, without_unmoved)
 from .compute import PREVIOUS_COLUMNS, PlacementSettings, figures, placement
+from .loads import TableLoads, load_replans
 from .staging import StageOptions, first_stage, unstaged
 
 __all__ = ["ReplicaTable", "replica_lists", "changed_partitions", "LOCAL_ROWS"]
@@ -56,6 +58,8 @@ LOCAL_ROWS = 100_000
 #: Replicas per placement task at least (a few clusters: one task).
 ROWS_PER_TASK = 50_000
 KEY = REPLICAS.key
+#: The summary's load counts (a rebalance with loads).
+_LOAD_FIGURES = ("clusters_replanned_for_load", "clusters_replanned_unmoved")
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,8 @@ class _Request:
     stages: Optional[StageOptions] = None
     #: The clusters' real placement (``PREVIOUS_COLUMNS``), where the table's may be stale.
     current: Optional[DataFrame] = None
+    #: Per-partition loads the reassignment balances (None: counts only).
+    loads: Optional[TableLoads] = None
 
 
 class ReplicaTable(GenerationTable):
@@ -103,7 +109,8 @@ class ReplicaTable(GenerationTable):
                   num_files: Optional[int] = None, max_attempts: int = 5, force: bool = False,
                   dry_run: bool = False, max_moves_per_broker: Optional[int] = None,
                   max_bytes_per_stage: Optional[int] = None, sizes: Optional[DataFrame] = None,
-                  current: Optional[DataFrame] = None) -> Rebalance:
+                  current: Optional[DataFrame] = None, loads: Optional[DataFrame] = None,
+                  threshold: float = DEFAULT_THRESHOLD, max_replicas_per_broker: Optional[int] = None) -> Rebalance:
         """Compute and commit the next placement of every cluster whose topics, brokers or settings changed.
 
         Example::
@@ -155,6 +162,15 @@ class ReplicaTable(GenerationTable):
             plan was interrupted or a stage was executed only in part. A cluster it lists is
             recomputed from it when it differs from the table's latest generation (and planned
             from it when the table has none); a staged plan then starts again at stage 1.
+        loads:
+            Per-partition loads the ``sticky`` reassignment balances, as for
+            ``DataFrame.assign_replicas`` (rows of ``topic``, ``partition``, numeric load columns,
+            and ``cluster_id``; brokers' ``capacity_<load>`` columns are capacities). Loads are not
+            in the fingerprint: a cluster that did not change is re-planned when its latest
+            generation misses a goal under the new loads (:mod:`.loads`), and committed only if
+            that moves something.
+        threshold, max_replicas_per_broker:
+            With ``loads``: as for ``assign_replicas``.
 
         Returns
         -------
@@ -162,12 +178,15 @@ class ReplicaTable(GenerationTable):
             The new rows, the committed version (None when nothing changed) and ``summary``:
             ``clusters_recomputed``, ``clusters_unchanged``, ``replicas_new``, ``replicas_kept``,
             ``replicas_moved``, ``leaders_changed``, ``lower_bound``, ``attempts``, ``warnings``;
-            a staged rebalance adds ``clusters_with_stages_left``.
+            a staged rebalance adds ``clusters_with_stages_left``; one with loads adds
+            ``clusters_replanned_for_load`` and ``clusters_replanned_unmoved`` (not committed).
         """
         request = self._request(topics, brokers, replication_factor, method, reassign, seed, start_index,
                                 rack_aware, num_files, max_attempts, force, dry_run)
         keyed = KEY in topics.columns or KEY in brokers.columns
         request = self._staging(request, keyed, max_moves_per_broker, max_bytes_per_stage, sizes, current)
+        if loads is not None:
+            request = self._with_loads(request, keyed, loads, threshold, max_replicas_per_broker)
         with Stages(f"rebalance {self.location}", REBALANCE_STAGES) as stages:
             return self._generations(request, stages)
 
@@ -215,6 +234,19 @@ class ReplicaTable(GenerationTable):
         return dataclasses.replace(request, stages=options,
                                    current=None if current is None else current.select(*PREVIOUS_COLUMNS))
 
+    def _with_loads(self, request: _Request, keyed: bool, loads: object, threshold: object,
+                    max_replicas_per_broker: object) -> _Request:
+        """``request`` with its checked loads (``keyed``: as for ``sizes``)."""
+        if not isinstance(loads, DataFrame):
+            raise InvalidInputError(f"loads must be a DataFrame, got {type(loads).__name__}", column="loads")
+        if keyed != (KEY in loads.columns):
+            raise InvalidInputError(f"loads {'lacks' if keyed else 'has'} {KEY}, and the topics and brokers "
+                                    f"{'have one' if keyed else 'have none'}", column=KEY)
+        if not keyed:
+            loads = loads.withColumn(KEY, F.lit("default"))
+        checked = TableLoads.of(loads, request.brokers, request.settings.reassign, threshold, max_replicas_per_broker)
+        return dataclasses.replace(request, loads=checked)
+
     def _plan(self, request: _Request, heads: DataFrame, snap: Optional[Snapshot]) -> Plan:
         """Fingerprints of the clusters' topic and broker rows (see :func:`.plan.changed_units`);
         a cluster with stages left is recomputed, and so is one whose ``current`` placement differs
@@ -236,9 +268,14 @@ class ReplicaTable(GenerationTable):
         broker_rows = request.brokers.selectExpr(
             KEY, f"concat_ws('{FIELD_SEP}', 'broker', {', '.join(broker_text)}) AS _text", "CAST(0 AS bigint) AS _n",
             "CAST(NULL AS string) AS _missing", "CAST(NULL AS int) AS _odd_generation")
-        return changed_units(topic_rows.unionByName(broker_rows), heads, request.settings.salt(), request.force,
+        salt = request.settings.salt() + (request.loads.salt() if request.loads is not None else "")
+        todo = changed_units(topic_rows.unionByName(broker_rows), heads, salt, request.force,
                              also_changed="coalesce(_pending, false)", key=KEY,
                              recompute=self._differs(request.current, heads, snap))
+        if request.loads is None or snap is None or todo.everything:
+            return todo
+        extra = load_replans(self._latest_rows(snap, heads), heads, request.brokers, request.loads, todo)
+        return dataclasses.replace(todo, changed={**todo.changed, **extra}, replanned=list(extra))
 
     def _differs(self, current: Optional[DataFrame], heads: DataFrame,
                  snap: Optional[Snapshot]) -> Optional[DataFrame]:
@@ -264,7 +301,9 @@ class ReplicaTable(GenerationTable):
         previous = self._previous(snap, todo, ids, request.current, brokers)
         small = todo.rows <= LOCAL_ROWS
         tasks = 1 if small else self._parts_for(todo.rows, ROWS_PER_TASK)
-        placed = placement(topics, brokers, previous, request.settings, tasks)
+        balance = None if request.loads is None else request.loads.input(
+            request.loads.frame if todo.everything else only_groups(request.loads.frame, todo, ids, KEY))
+        placed = placement(topics, brokers, previous, request.settings, tasks, balance)
         if request.stages is None:
             placed = unstaged(placed)
         else:
@@ -283,7 +322,11 @@ class ReplicaTable(GenerationTable):
         found = figures(done, topics, brokers, previous, request.settings)
         if request.stages is not None:
             found["staged"] = 1
-        return Computed(done, found)
+        if not todo.replanned:
+            return Computed(done, found)
+        kept, narrowed, settled = without_unmoved(done, todo, KEY)
+        found.update(clusters_replanned_for_load=len(todo.replanned), clusters_replanned_unmoved=len(settled))
+        return Computed(kept, found, narrowed)
 
     def _previous(self, snap: Optional[Snapshot], todo: Plan, ids: List[str], current: Optional[DataFrame],
                   brokers: DataFrame) -> Optional[DataFrame]:
@@ -314,14 +357,16 @@ class ReplicaTable(GenerationTable):
 
     def _summary(self, todo: Plan, attempt: int, warned: int, outcome: Optional[Outcome] = None,
                  figures: Optional[Dict[str, int]] = None) -> Dict[str, int]:
+        extra = figures or {}
+        loads: Dict[str, int] = {n: extra[n] for n in _LOAD_FIGURES if n in extra}
         if outcome is None:
             return {"clusters_recomputed": 0, "clusters_unchanged": todo.groups, "attempts": attempt,
-                    "warnings": warned}
-        counts, extra = outcome.counts, figures or {}
+                    "warnings": warned, **loads}
+        counts = outcome.counts
         summary = {"clusters_recomputed": len(todo.changed), "clusters_unchanged": todo.groups - len(todo.changed),
                    "replicas_new": counts["new"], "replicas_kept": counts["kept"], "replicas_moved": counts["moved"],
                    "leaders_changed": extra.get("leaders_changed", 0), "lower_bound": extra.get("lower_bound", 0),
-                   "attempts": attempt, "warnings": warned}
+                   "attempts": attempt, "warnings": warned, **loads}
         if extra.get("staged"):
             summary["clusters_with_stages_left"] = sum(1 for _, pending in outcome.groups.values() if pending)
         return summary
