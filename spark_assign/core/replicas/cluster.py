@@ -13,7 +13,10 @@ The stages, on dense broker numbers (usable brokers, ascending id):
    ceiling of its cluster level (within 1 of every other without racks), with the
    fewest moves those rules allow: that optimum is :attr:`ClusterPlan.bound`;
 3. **fill** (:func:`~.sticky.fill_to_targets`, per topic): brokers above their
-   target shed, holes are filled, every broker ends exactly at its target;
+   target shed, holes are filled, every broker ends exactly at its target; where
+   a partition's distinct brokers made the fill shed a kept replica that other
+   targets within the same bounds would have kept, :func:`~.repair.restore_kept`
+   gives it back along a chain of moved ones;
 4. **leaders** (:func:`~.leaders.balance_leaders`, all partitions together): the
    previous leader stays first where kept, then leaderships move within
    partitions (reordering, no data moved) only where that makes the cluster's
@@ -58,6 +61,7 @@ from .goals import GoalSearch
 from .leaders import balance_leaders, open_leader_paths
 from .loads import GoalRow, LoadOptions, RackBounds, broker_state, goal_report, goals_of, load_model
 from .model import Broker, PlacementBlock
+from .repair import restore_kept
 from .sticky import check_previous, dense_previous, fill_to_targets, keep_valid
 from .targets import RackLayout, broker_levels, floor_ceil, rack_layout
 from .transport import ClusterTargets, TopicCounts, cluster_targets
@@ -123,10 +127,15 @@ def place_sticky_cluster(brokers: Sequence[Broker], counts: np.ndarray, factors:
     placed = _fill(kept, topics, targets.targets) if filled else kept             # stage 3
     ids = topics[0].layout.ids if topics else np.zeros(0, dtype=np.int64)
     flat = _Flat(placed, topics)
+    bounds = _Bounds(topics, targets)
+    if filled and len(ids):                                                      # stage 3, kept given back
+        had = np.concatenate([(c >= 0).any(axis=1) for c in checked]) if checked else np.zeros(0, dtype=bool)
+        restore_kept(flat.m, flat.prev, had, flat.topic, topics[0].layout.rack_of, bounds.topics, bounds.brokers,
+                     len(ids))
     balance_leaders(flat.m, flat.leader, len(ids), improve=filled)               # stage 4
     if filled and len(ids) and np.ptp(np.bincount(flat.m[:, 0], minlength=len(ids))) > 1:
-        open_leader_paths(flat.m, flat.prev, flat.topic, topics[0].layout.rack_of, _topic_bounds(topics),
-                          (targets.broker_floor, targets.broker_ceil), len(ids))        # stage 4, no path left
+        open_leader_paths(flat.m, flat.prev, flat.topic, topics[0].layout.rack_of, bounds.topics(),
+                          bounds.brokers, len(ids))                               # stage 4, no path left
     report: List[GoalRow] = []
     actions = 0
     if loads is not None and len(ids):                                            # stage 5
@@ -223,10 +232,21 @@ def _fill(kept: List[np.ndarray], topics: Sequence[TopicCounts], targets: Sequen
     return out
 
 
-def _topic_bounds(topics: Sequence[TopicCounts]) -> Tuple[np.ndarray, np.ndarray]:
-    """Per topic (rows) and broker, the floor and ceiling of its level (its balanced counts)."""
-    pairs = [floor_ceil(broker_levels(t.layout, t.partitions, t.replication_factor)) for t in topics]
-    return np.stack([lo for lo, _ in pairs]), np.stack([hi for _, hi in pairs])
+class _Bounds:
+    """The counts a balanced plan keeps within: per broker its cluster total's floor and ceiling
+    (``brokers``), and per topic and broker the floor and ceiling of its level (``topics()``,
+    computed when first asked: only a repair needs them)."""
+
+    def __init__(self, topics: Sequence[TopicCounts], targets: ClusterTargets) -> None:
+        self._topics = topics
+        self._per_topic: Optional[Tuple[np.ndarray, np.ndarray]] = None
+        self.brokers = (targets.broker_floor, targets.broker_ceil)
+
+    def topics(self) -> Tuple[np.ndarray, np.ndarray]:
+        if self._per_topic is None:
+            pairs = [floor_ceil(broker_levels(t.layout, t.partitions, t.replication_factor)) for t in self._topics]
+            self._per_topic = np.stack([lo for lo, _ in pairs]), np.stack([hi for _, hi in pairs])
+        return self._per_topic
 
 
 def _checked(before: Optional[np.ndarray], count: int, name: str) -> np.ndarray:
