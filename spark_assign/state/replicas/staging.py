@@ -45,6 +45,7 @@ from pyspark.sql import functions as F
 from ...core.replicas.stages import plan_stages
 from ...errors import InvalidInputError
 from ...spark.inputs import check_columns
+from ...types import ARROW_TYPES
 
 __all__ = ["StageOptions", "first_stage", "unstaged", "SIZE_COLUMNS", "STAGE_COLUMNS"]
 
@@ -185,13 +186,10 @@ def cluster_first_stage(table: pa.Table, cap: int, max_bytes: Optional[int]) -> 
     kept = kept.set_column(kept.schema.get_field_index("is_preferred_leader"), "is_preferred_leader",
                            pc.equal(kept.column("replica_index"), 0))
     rows = pa.concat_tables([taken, kept])
-    columns = {n: rows.column(n).cast(_ARROW[t]) for n, t in _PLACED}
+    columns = {n: rows.column(n).cast(ARROW_TYPES[t]) for n, t in _PLACED}
     columns["stage"] = pa.array(np.full(rows.num_rows, stage, dtype=np.int32))
     columns["stages_left"] = pa.array(np.full(rows.num_rows, stages_left, dtype=np.int32))
     return pa.table(columns)
-
-
-_ARROW = {"string": pa.string(), "int": pa.int32(), "boolean": pa.bool_(), "long": pa.int64()}
 
 
 def _ints(rows: pa.Table, name: str) -> np.ndarray:
