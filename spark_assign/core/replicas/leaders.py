@@ -35,7 +35,7 @@ from typing import List
 
 import numpy as np
 
-__all__ = ["group_rank", "balance_leaders", "swap_positions", "augment_leaders", "exchange_for_leaders",
+__all__ = ["group_rank", "balance_leaders", "swap_positions", "augment_leaders", "augment_all", "exchange_for_leaders",
            "relocate_for_leaders", "open_leader_paths"]
 
 
@@ -91,10 +91,15 @@ def balance_leaders(m: np.ndarray, previous_leader: np.ndarray, n: int, improve:
         for _ in range(64):
             if not _swap_round(m, aim, n) and not _relay_round(m, aim, n):
                 break
-    while True:                                           # then paths, at every level met
+    augment_all(m, n)                                     # then paths, at every level met
+
+
+def augment_all(m: np.ndarray, n: int) -> None:
+    """In place: :func:`augment_leaders` at every level between the fewest and the most leaders,
+    again until no path is left."""
+    while True:
         counts = np.bincount(m[:, 0], minlength=n)
-        levels = range(int(counts.min()) + 1, int(counts.max()))
-        if not any(augment_leaders(m, level, n) for level in levels):
+        if not any(augment_leaders(m, level, n) for level in range(int(counts.min()) + 1, int(counts.max()))):
             return
 
 
@@ -241,10 +246,11 @@ def exchange_for_leaders(m: np.ndarray, prev: np.ndarray, topic: np.ndarray, rac
     exchange replicas *new to their partitions* (not in ``prev``'s row) between two partitions
     ``p``, ``q`` of one ``topic``: ``p`` (led by ``u``, leading the most) gives a new replica
     ``b`` (a follower, or ``u`` itself) for ``q``'s new follower ``v`` (leading at least 2
-    fewer), on the same rack, neither already in the other partition; then ``v`` leads ``p``. Each exchange keeps every topic's
-    and broker's replica count, the moves and the racks of each partition, and makes the leader
-    counts more even (``u`` loses one, ``v`` gains one), so a second run, which has no new
-    replicas, keeps them. At most ``limit`` exchanges; False when none was made."""
+    fewer), on the same rack, neither already in the other partition; then ``v`` leads ``p``.
+    Each exchange keeps every topic's and broker's replica count, the moves and the racks of
+    each partition, and makes the leader counts more even (``u`` loses one, ``v`` gains one),
+    so a second run, which has no new replicas, keeps them. At most ``limit`` exchanges; False
+    when none was made."""
     made = 0
     while made < limit:
         counts = np.bincount(m[:, 0], minlength=n)
@@ -258,10 +264,7 @@ def exchange_for_leaders(m: np.ndarray, prev: np.ndarray, topic: np.ndarray, rac
         m[p, c], m[q, d] = m[q, d], m[p, c]
         swap_positions(m, np.array([p]), np.array([c]))      # c = 0: v took u's place, already first
         made += 1
-        while True:                                       # the paths the exchange opened
-            counts = np.bincount(m[:, 0], minlength=n)
-            if not any(augment_leaders(m, level, n) for level in range(int(counts.min()) + 1, int(counts.max()))):
-                break
+        augment_all(m, n)                                 # the paths the exchange opened
     return made > 0
 
 
@@ -337,7 +340,4 @@ def open_leader_paths(m: np.ndarray, prev: np.ndarray, topic: np.ndarray, rack_o
                                                  | relocate_for_leaders(m, prev, topic, rack_of, topic_bounds,
                                                                         broker_bounds, n)):
             return
-        while True:
-            lead = np.bincount(m[:, 0], minlength=n)
-            if not any(augment_leaders(m, level, n) for level in range(int(lead.min()) + 1, int(lead.max()))):
-                break
+        augment_all(m, n)
