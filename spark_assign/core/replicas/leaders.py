@@ -35,6 +35,8 @@ from typing import List
 
 import numpy as np
 
+from .repair import replica_counts
+
 __all__ = ["group_rank", "balance_leaders", "swap_positions", "augment_leaders", "augment_all", "exchange_for_leaders",
            "relocate_for_leaders", "open_leader_paths"]
 
@@ -305,10 +307,7 @@ def relocate_for_leaders(m: np.ndarray, prev: np.ndarray, topic: np.ndarray, rac
         lead = np.bincount(m[:, 0], minlength=n)
         if lead.max() - lead.min() <= 1:
             break
-        cells = m >= 0
-        counts = np.zeros((len(lo_t), n), dtype=np.int64)
-        np.add.at(counts, (np.broadcast_to(topic[:, None], m.shape)[cells], m[cells]), 1)
-        total = np.bincount(m[cells], minlength=n)
+        counts, total = replica_counts(m, topic, len(lo_t), n)
         u = m[:, 0]
         rows = np.flatnonzero(~(m[:, :1] == prev).any(axis=1) & (lead[u] >= lead.min() + 2)
                               & (counts[topic, u] > lo_t[topic, u]) & (total[u] > lo_b[u]))

@@ -28,7 +28,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["restore_kept"]
+__all__ = ["restore_kept", "replica_counts"]
 
 
 def restore_kept(m: np.ndarray, prev: np.ndarray, had: np.ndarray, topic: np.ndarray, rack_of: np.ndarray,
@@ -54,10 +54,7 @@ def restore_kept(m: np.ndarray, prev: np.ndarray, had: np.ndarray, topic: np.nda
         return 0
     lo_t, hi_t = topic_bounds()
     lo_b, hi_b = broker_bounds
-    cells = m >= 0
-    counts = np.zeros((len(lo_t), n), dtype=np.int64)
-    np.add.at(counts, (np.broadcast_to(topic[:, None], m.shape)[cells], m[cells]), 1)
-    total = np.bincount(m[cells], minlength=n)
+    counts, total = replica_counts(m, topic, len(lo_t), n)
     saved = 0
     for p, j in zip(*np.nonzero(lost)):
         if saved >= limit:
@@ -82,6 +79,14 @@ def restore_kept(m: np.ndarray, prev: np.ndarray, had: np.ndarray, topic: np.nda
         total[end] += 1
         saved += 1
     return saved
+
+
+def replica_counts(m: np.ndarray, topic: np.ndarray, topics: int, n: int) -> Tuple[np.ndarray, np.ndarray]:
+    """Replicas of ``m`` (rows of every topic, -1 padding) per topic and broker, and per broker."""
+    cells = m >= 0
+    counts = np.zeros((topics, n), dtype=np.int64)
+    np.add.at(counts, (np.broadcast_to(topic[:, None], m.shape)[cells], m[cells]), 1)
+    return counts, np.bincount(m[cells], minlength=n)
 
 
 def _gained(m: np.ndarray, prev: np.ndarray, had: np.ndarray) -> np.ndarray:

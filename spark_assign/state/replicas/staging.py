@@ -42,6 +42,7 @@ import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from ...core.java.limits import check_count
 from ...core.replicas.stages import plan_stages
 from ...errors import InvalidInputError
 from ...spark.inputs import check_columns
@@ -85,12 +86,9 @@ class StageOptions:
                     raise InvalidInputError(f"{name} applies to a staged rebalance: give max_moves_per_broker too",
                                             column=name)
             return None
-        for name, value in (("max_moves_per_broker", max_moves_per_broker),
-                            ("max_bytes_per_stage", max_bytes_per_stage)):
-            if value is not None and (not isinstance(value, (int, np.integer)) or isinstance(value, bool)
-                                      or value < 1):
-                raise InvalidInputError(f"{name} must be a positive integer, got {value!r}", column=name,
-                                        rows=[value])
+        moves = check_count(max_moves_per_broker, "max_moves_per_broker", minimum=1, maximum=None)
+        most = None if max_bytes_per_stage is None else \
+            check_count(max_bytes_per_stage, "max_bytes_per_stage", minimum=1, maximum=None)
         if sizes is not None:
             if not isinstance(sizes, DataFrame):
                 raise InvalidInputError(f"sizes must be a DataFrame, got {type(sizes).__name__}", column="sizes")
@@ -98,9 +96,7 @@ class StageOptions:
         elif max_bytes_per_stage is not None:
             raise InvalidInputError("max_bytes_per_stage counts bytes: give sizes (topic, partition, size_bytes)",
                                     column="max_bytes_per_stage", rows=[max_bytes_per_stage])
-        return cls(int(max_moves_per_broker),  # type: ignore[call-overload]
-                   None if max_bytes_per_stage is None else int(max_bytes_per_stage),  # type: ignore[call-overload]
-                   sizes)
+        return cls(moves, most, sizes)
 
 
 def unstaged(placed: DataFrame) -> DataFrame:
